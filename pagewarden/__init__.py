@@ -1,0 +1,48 @@
+"""pagewarden: a safety guard between browser agents and the browser."""
+
+from pagewarden._version import __version__
+from pagewarden.guard import (
+    Action,
+    ActionBlocked,
+    ApprovalRequired,
+    Decision,
+    Finding,
+    Guard,
+    GuardError,
+    RevisionRequired,
+    Step,
+    Thresholds,
+    Verdict,
+)
+from pagewarden.observe import ElementFacts, FormFacts, FormField, Observation, TextSource
+from pagewarden.policies import Policy, PolicyError, PolicySet
+from pagewarden.secrets import Secret
+from pagewarden.trace import configure_logging, read_trace
+from pagewarden.worldmodel import Prediction
+
+__all__ = [
+    "Action",
+    "ActionBlocked",
+    "ApprovalRequired",
+    "Decision",
+    "ElementFacts",
+    "Finding",
+    "FormFacts",
+    "FormField",
+    "Guard",
+    "GuardError",
+    "Observation",
+    "Policy",
+    "PolicyError",
+    "PolicySet",
+    "Prediction",
+    "RevisionRequired",
+    "Secret",
+    "Step",
+    "TextSource",
+    "Thresholds",
+    "Verdict",
+    "__version__",
+    "configure_logging",
+    "read_trace",
+]

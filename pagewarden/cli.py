@@ -1,0 +1,123 @@
+"""The `pagewarden` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from pagewarden._version import __version__
+from pagewarden.policies import PolicyError, PolicySet, baseline_policies
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="pagewarden")
+def main() -> None:
+    """pagewarden: a safety guard between browser agents and the browser.
+
+    Every action an agent takes on a guarded Playwright page is checked against the
+    organisation's policies and the user's goal before it runs.
+    """
+
+
+# -- policies ------------------------------------------------------------------------------
+@main.group()
+def policies() -> None:
+    """Check, show and import policy files."""
+
+
+@policies.command("lint")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+def policies_lint(files: tuple[Path, ...]) -> None:
+    """Validate policy FILES (YAML or JSON); exit 1 if any has a problem."""
+    failed = 0
+    for path in files:
+        try:
+            policy_set = PolicySet.load(path)
+        except PolicyError as exc:
+            failed += 1
+            for problem in exc.problems:
+                err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+            continue
+        rules = sum(len(p.rules) for p in policy_set)
+        console.print(f"[green]ok[/green] {path}: {len(policy_set)} policies, {rules} rules", highlight=False)
+    if failed:
+        err_console.print(f"{failed} of {len(files)} file(s) failed", highlight=False)
+        sys.exit(1)
+
+
+@policies.command("show")
+@click.argument("file", required=False, type=click.Path(path_type=Path))
+@click.option("--baseline", is_flag=True, help="Show the built-in baseline policies.")
+@click.option("--json", "as_json", is_flag=True, help="Print the normalised policies as JSON.")
+def policies_show(file: Path | None, baseline: bool, as_json: bool) -> None:
+    """Show the policies of FILE (or the built-in baseline) as a table."""
+    if file is None and not baseline:
+        raise click.UsageError("give a FILE or --baseline")
+    try:
+        policy_set = baseline_policies() if baseline else PolicySet.load(file)  # type: ignore[arg-type]
+    except PolicyError as exc:
+        for problem in exc.problems:
+            err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    if as_json:
+        click.echo(json.dumps(policy_set.to_dict(), indent=2, ensure_ascii=False))
+        return
+    table = Table(title=f"{policy_set.source} — {len(policy_set)} policies", show_lines=False)
+    for column in ("id", "category", "risk", "description", "rules"):
+        table.add_column(column, overflow="fold")
+    for policy in policy_set:
+        rules = ", ".join(rule.kind for rule in policy.rules) or "-"
+        table.add_row(policy.id, policy.category.value, policy.risk_level.value, policy.description, rules)
+    console.print(table)
+
+
+# -- one step ------------------------------------------------------------------------------
+@main.command("check")
+@click.argument("step_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-p", "--policies", "policy_file", type=click.Path(path_type=Path), help="Policy file.")
+@click.option("--goal", help="The user's goal (overrides the step's).")
+@click.option("--no-baseline", is_flag=True, help="Leave out the built-in baseline policies.")
+def check_step(step_file: Path, policy_file: Path | None, goal: str | None, no_baseline: bool) -> None:
+    """Judge one recorded step (a trace line or its `step` object) and print the verdict.
+
+    Exit status: 0 allow, 10 block, 11 ask, 12 revise; 1 on bad input, 2 on bad usage.
+    """
+    from pagewarden.guard import DataFormatError, Decision, Guard, Step
+
+    try:
+        data = json.loads(step_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        err_console.print(f"[red]error[/red] {step_file}: not JSON: {exc}", highlight=False)
+        sys.exit(1)
+    if isinstance(data, dict) and "step" in data and "action" not in data:
+        data = data["step"]
+    try:
+        step = Step.from_dict(data)
+        guard = Guard(PolicySet.load(policy_file) if policy_file else None, baseline=not no_baseline)
+    except DataFormatError as exc:
+        err_console.print(f"[red]error[/red] {step_file}: {exc}", highlight=False)
+        sys.exit(1)
+    except PolicyError as exc:
+        for problem in exc.problems:
+            err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    if goal is not None:
+        from dataclasses import replace
+
+        step = replace(step, goal=goal)
+    verdict = guard.evaluate(step)
+    click.echo(json.dumps(verdict.to_dict(), indent=2, ensure_ascii=False))
+    codes = {Decision.ALLOW: 0, Decision.BLOCK: 10, Decision.ASK: 11, Decision.REVISE: 12}
+    sys.exit(codes[verdict.decision])
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

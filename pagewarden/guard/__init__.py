@@ -1,0 +1,24 @@
+"""The guard: steps in, verdicts out, decisions applied."""
+
+from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
+from pagewarden.guard._guard import Approver, Guard
+from pagewarden.guard._risk import Thresholds
+from pagewarden.guard._step import Action, DataFormatError, PreviousStep, Step
+from pagewarden.guard._verdict import Decision, Finding, Verdict
+
+__all__ = [
+    "Action",
+    "ActionBlocked",
+    "ApprovalRequired",
+    "Approver",
+    "DataFormatError",
+    "Decision",
+    "Finding",
+    "Guard",
+    "GuardError",
+    "PreviousStep",
+    "RevisionRequired",
+    "Step",
+    "Thresholds",
+    "Verdict",
+]

@@ -1,0 +1,32 @@
+"""Exceptions an agent sees when the guard stops an action; each carries the verdict."""
+
+from __future__ import annotations
+
+from pagewarden.guard._verdict import Verdict
+
+__all__ = ["ActionBlocked", "ApprovalRequired", "GuardError", "RevisionRequired"]
+
+
+class GuardError(Exception):
+    """Base class: the guard did not let the action run. `verdict` says why."""
+
+    def __init__(self, verdict: Verdict, action: str = "") -> None:
+        self.verdict = verdict
+        self.action = action
+        ids = ", ".join(verdict.violated_policy_ids) or "-"
+        text = f"{type(self).__name__}: {action} [{ids}] {verdict.explanation}".strip()
+        if verdict.guidance:
+            text += f"\nGuidance: {verdict.guidance}"
+        super().__init__(text)
+
+
+class ActionBlocked(GuardError):
+    """A policy violation at or above the block threshold."""
+
+
+class ApprovalRequired(GuardError):
+    """The action needs a human's approval, and no approver gave it."""
+
+
+class RevisionRequired(GuardError):
+    """The agent should revise its plan; `verdict.guidance` says how. Nothing ran."""

@@ -1,0 +1,283 @@
+"""`Guard`: judges steps against policies and the goal; wraps Playwright pages.
+
+The judging path (`evaluate`, `check`) is sans-I/O: a `Step` in, a `Verdict` out, no
+browser and no network. The Playwright wrappers gather the observation, call it, then
+execute, block, ask or return guidance.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Literal
+
+from pagewarden._url import parse_url, registrable_domain
+from pagewarden.guard._risk import Thresholds, decide
+from pagewarden.guard._session import SessionState
+from pagewarden.guard._step import Action, Step
+from pagewarden.guard._verdict import Decision, Finding, Verdict
+from pagewarden.observe._facts import Observation
+from pagewarden.policies import Policy, PolicySet, baseline_policies
+from pagewarden.policies.rules import RuleBook, RuleContext
+from pagewarden.secrets import Secret, SecretRegistry
+from pagewarden.trace._logging import get_logger, global_secrets
+from pagewarden.trace._writer import TraceWriter
+from pagewarden.worldmodel._static import predict_static
+
+__all__ = ["Approver", "Guard"]
+
+#: An approver gets the verdict and the step of an ASK decision and returns True to approve.
+Approver = Callable[[Verdict, Step], "bool | Awaitable[bool]"]
+Mode = Literal["enforce", "monitor"]
+
+_LLM_ENV = ("PAGEWARDEN_LLM_BASE_URL", "PAGEWARDEN_LLM_MODEL")
+
+_DEFAULT_GUIDANCE = {
+    Decision.BLOCK: "Do not perform this action. Choose another way to reach the user's goal, "
+    "or stop and tell the user why it cannot be done within policy.",
+    Decision.ASK: "This action needs the user's approval. Tell the user what you are about "
+    "to do and why (send_msg_to_user), then wait for their answer.",
+    Decision.REVISE: "Re-read the user's goal and choose an action that serves it directly.",
+}
+
+
+def _as_policy_set(policies: PolicySet | str | Path | Iterable[Policy] | None) -> PolicySet:
+    if policies is None:
+        return PolicySet([])
+    if isinstance(policies, PolicySet):
+        return policies
+    if isinstance(policies, (str, Path)):
+        return PolicySet.load(policies)
+    return PolicySet(list(policies))
+
+
+class Guard:
+    """Checks each action of a browser agent before it runs.
+
+    Args:
+        policies: a `PolicySet`, a path to a policy file, or policies; None for the
+            built-in baseline only.
+        goal: the user's goal for this session (`guard.goal` may be changed later).
+        llm: must be None: this version runs the deterministic tiers (rules, static world
+            model) only.
+        mode: "enforce" applies decisions; "monitor" records them and never blocks.
+        secrets: values that must never leave for a host not allowed nor appear in traces.
+        approver: called for ASK decisions; returns (or resolves to) True to approve.
+        thresholds: score cut-offs for BLOCK / ASK / REVISE.
+        baseline: include the built-in policies (prompt injection, credentials, scripts).
+        trace: a path for the JSON-lines trace, or a `TraceWriter`; None for no trace.
+        screenshots: with a trace, save a screenshot per guarded step next to it.
+    """
+
+    def __init__(
+        self,
+        policies: PolicySet | str | Path | Iterable[Policy] | None = None,
+        *,
+        goal: str | None = None,
+        llm: Any = None,
+        mode: Mode = "enforce",
+        secrets: Iterable[str | Secret] = (),
+        approver: Approver | None = None,
+        thresholds: Thresholds | None = None,
+        baseline: bool = True,
+        trace: str | Path | TraceWriter | None = None,
+        screenshots: bool = False,
+        session_id: str | None = None,
+    ) -> None:
+        if mode not in ("enforce", "monitor"):
+            raise ValueError(f"mode must be 'enforce' or 'monitor', not {mode!r}")
+        if llm is not None:
+            raise ValueError(
+                "this version of pagewarden has no LLM tier; pass llm=None to run the "
+                "deterministic tiers (rules and the static world model)"
+            )
+        self.log = get_logger(component="guard")
+        if any(os.environ.get(name) for name in _LLM_ENV):
+            self.log.warning("llm_env_ignored", reason="this version has no LLM tier")
+        user_policies = _as_policy_set(policies)
+        self.policies = user_policies.merged(baseline_policies()) if baseline else user_policies
+        self.rulebook = RuleBook(self.policies)
+        self.goal = goal
+        self.mode: Mode = mode
+        self.thresholds = thresholds or Thresholds()
+        self.approver = approver
+        self.secrets = SecretRegistry()
+        for item in secrets:
+            if isinstance(item, Secret):
+                self.add_secret(item.value, allow_domains=item.allow_domains, label=item.label)
+            else:
+                self.add_secret(item)
+        self.session_id = session_id or uuid.uuid4().hex[:12]
+        self.session = SessionState()
+        if isinstance(trace, TraceWriter):
+            self.trace: TraceWriter | None = trace
+            trace.secrets = self.secrets
+        else:
+            self.trace = TraceWriter(trace, self.secrets) if trace is not None else None
+        self.screenshots = screenshots and self.trace is not None
+
+    # -- configuration ------------------------------------------------------------------
+    def add_secret(
+        self, value: str, *, allow_domains: Iterable[str] = (), label: str | None = None
+    ) -> Secret:
+        """Register a value that may only be sent to `allow_domains` and is redacted in traces."""
+        secret = self.secrets.add(value, allow_domains=allow_domains, label=label)
+        global_secrets().add(value, label=secret.label)
+        return secret
+
+    def message_user(self, text: str) -> Verdict:
+        """Record that the agent told the user `text` (satisfies consent rules that name it)."""
+        step = self.make_step(
+            Action(kind="send_msg_to_user", method="Guard.message_user", value=text), Observation(url="")
+        )
+        return self.check(step)
+
+    def reset(self) -> None:
+        """Start a new session: forget the previous step and the history."""
+        self.session = SessionState()
+        self.session_id = uuid.uuid4().hex[:12]
+
+    # -- judging (sans-I/O) -------------------------------------------------------------
+    def make_step(self, action: Action, observation: Observation, reasoning: str | None = None) -> Step:
+        """A step for `action` with the session's goal, previous step and next index."""
+        return Step(
+            action=action,
+            observation=observation,
+            goal=self.goal,
+            reasoning=reasoning,
+            previous=self.session.previous,
+            index=self.session.next_index(),
+            session=self.session_id,
+        )
+
+    def evaluate(self, step: Step) -> Verdict:
+        """Judge `step` without changing the session (no memory update, no trace)."""
+        started = time.perf_counter()
+        prediction = predict_static(step)
+        t_model = time.perf_counter()
+        ctx = RuleContext(step=step, prediction=prediction, session=self.session.view(), secrets=self.secrets)
+        findings, errors = self.rulebook.evaluate(ctx)
+        t_rules = time.perf_counter()
+        decision, score = decide(findings, prediction, self.thresholds)
+        if findings:
+            prediction = replace(
+                prediction,
+                violated_policy_ids=tuple(dict.fromkeys(f.policy_id for f in findings)),
+                risk_explanation="; ".join(f.message for f in findings[:3]),
+            )
+        verdict = Verdict(
+            decision=decision,
+            score=score,
+            findings=tuple(sorted(findings, key=lambda f: -f.score)),
+            explanation=self._explain(decision, findings),
+            guidance=self._guidance(decision, findings),
+            prediction=prediction,
+            timings_ms={
+                "worldmodel": round((t_model - started) * 1000, 3),
+                "rules": round((t_rules - t_model) * 1000, 3),
+                "total": round((time.perf_counter() - started) * 1000, 3),
+            },
+            tier_errors=tuple(errors),
+            mode=self.mode,
+            enforced=self.mode == "enforce",
+            step_index=step.index,
+        )
+        if prediction is not None and prediction.optimization_guidance == "" and verdict.guidance:
+            verdict = replace(verdict, prediction=replace(prediction, optimization_guidance=verdict.guidance))
+        return verdict
+
+    def check(self, step: Step) -> Verdict:
+        """Judge `step`, remember it as the previous step and write it to the trace.
+
+        A step without a goal gets the guard's goal; one without a previous step gets the
+        session's. An allowed step (or any step in monitor mode) counts as executed.
+        """
+        if step.goal is None and self.goal is not None:
+            step = replace(step, goal=self.goal)
+        if step.previous is None and self.session.previous is not None:
+            step = replace(step, previous=self.session.previous)
+        verdict = self.evaluate(step)
+        self.commit(step, verdict, ran=verdict.allowed)
+        return verdict
+
+    def commit(self, step: Step, verdict: Verdict, *, ran: bool, screenshot: str | None = None) -> None:
+        """Record a judged step in session memory, the log and the trace."""
+        self.session.record(step, verdict, ran=ran)
+        target = step.observation.target
+        if (
+            ran
+            and target is not None
+            and target.input_type == "password"
+            and len(step.action.value or "") >= 4
+        ):
+            # A password typed on a site may go back to that site, nowhere else, and is
+            # redacted from now on.
+            site = registrable_domain(parse_url(step.observation.url).host)
+            self.add_secret(
+                step.action.value or "", allow_domains=[f".{site}"] if site else [], label="typed-password"
+            )
+        if verdict.decision is not Decision.ALLOW or verdict.tier_errors:
+            self.log.info(
+                "guard_decision",
+                step=step.index,
+                action=step.action.describe(),
+                decision=verdict.decision.value,
+                policies=verdict.violated_policy_ids,
+                enforced=verdict.enforced,
+                approved_by=verdict.approved_by,
+            )
+        if self.trace is not None:
+            self.trace.write(step, verdict, screenshot=screenshot)
+
+    async def approve(self, verdict: Verdict, step: Step) -> bool:
+        """Ask the approver about an ASK verdict; False when there is none or it fails."""
+        if self.approver is None:
+            return False
+        try:
+            answer = self.approver(verdict, step)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except Exception as exc:
+            self.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
+            return False
+        return answer is True
+
+    # -- wrapping -----------------------------------------------------------------------
+    def wrap(self, page: Any) -> Any:
+        """A guarded drop-in for a Playwright `Page` (async or sync API)."""
+        from pagewarden.interceptors import wrap_page
+
+        return wrap_page(self, page)
+
+    # -- helpers ------------------------------------------------------------------------
+    @staticmethod
+    def _explain(decision: Decision, findings: list[Finding]) -> str:
+        if not findings:
+            return "no policy concern found"
+        top = sorted(findings, key=lambda f: -f.score)[:3]
+        text = "; ".join(f"[{f.policy_id}/{f.rule}] {f.message}" for f in top)
+        if len(findings) > 3:
+            text += f"; and {len(findings) - 3} more"
+        return text
+
+    @staticmethod
+    def _guidance(decision: Decision, findings: list[Finding]) -> str:
+        if decision is Decision.ALLOW:
+            return ""
+        specific = [f.guidance for f in sorted(findings, key=lambda f: -f.score) if f.guidance]
+        parts = list(dict.fromkeys(specific))[:2]
+        parts.append(_DEFAULT_GUIDANCE[decision])
+        return " ".join(parts)
+
+    def close(self) -> None:
+        """Close the trace file."""
+        if self.trace is not None:
+            self.trace.close()
+
+    def __repr__(self) -> str:
+        return f"Guard({len(self.policies)} policies, mode={self.mode!r}, session={self.session_id})"

@@ -1,0 +1,62 @@
+"""Session memory: the previous step (second-order window) and what earlier steps left."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from pagewarden._url import parse_url, registrable_domain
+from pagewarden.guard._step import PreviousStep, Step
+from pagewarden.guard._verdict import Verdict
+from pagewarden.policies.rules._base import HistoryEntry, SessionView
+
+__all__ = ["SessionState"]
+
+MAX_HISTORY = 10_000
+
+
+class SessionState:
+    """Mutable per-session memory, updated after each step that ran."""
+
+    def __init__(self) -> None:
+        self.index = 0
+        self.previous: PreviousStep | None = None
+        self.history: deque[HistoryEntry] = deque(maxlen=MAX_HISTORY)
+        self.user_messages: list[str] = []
+        self.typed_passwords: dict[str, str] = {}
+
+    def view(self) -> SessionView:
+        """A read-only view for the rules tier."""
+        return SessionView(self.history, self.user_messages, self.typed_passwords)
+
+    def next_index(self) -> int:
+        """Index of the step about to be judged."""
+        return self.index + 1
+
+    def record(self, step: Step, verdict: Verdict, *, ran: bool) -> None:
+        """Remember `step`: as the previous step always, in the history only if it ran."""
+        self.index = max(self.index, step.index)
+        self.previous = PreviousStep(
+            action=step.action,
+            reasoning=step.reasoning,
+            url=step.observation.url,
+            decision=verdict.decision.value,
+        )
+        if not ran:
+            return
+        action = step.action
+        target = step.observation.target
+        if action.kind == "send_msg_to_user" and action.value:
+            self.user_messages.append(action.value)
+        label = target.label if target is not None else ""
+        self.history.append(
+            HistoryEntry(
+                kind=action.kind,
+                label=label[:200],
+                selector=action.selector,
+                url=step.observation.url,
+                value=None if target is not None and target.input_type == "password" else action.value,
+            )
+        )
+        if target is not None and target.input_type == "password" and action.value:
+            site = registrable_domain(parse_url(step.observation.url).host)
+            self.typed_passwords[action.value] = site

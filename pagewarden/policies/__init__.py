@@ -1,0 +1,58 @@
+"""Policies: the model, loading and validation, rule kinds, the built-in baseline."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from pagewarden.policies._loader import PolicyError, PolicySet, Problem
+from pagewarden.policies._model import Category, Policy, PolicySource, Reference, RiskLevel
+from pagewarden.policies._rules_schema import (
+    NAMED_PATTERNS,
+    RULE_KINDS,
+    ActionBudgetRule,
+    ConsentRule,
+    DomainAllowRule,
+    DomainDenyRule,
+    ForbidElementRule,
+    InputAllowRule,
+    InstructionProvenanceRule,
+    Rule,
+    SensitiveDataRule,
+    UrlAllowRule,
+    UrlDenyRule,
+    parse_rule,
+    rule_to_dict,
+)
+
+__all__ = [
+    "NAMED_PATTERNS",
+    "RULE_KINDS",
+    "ActionBudgetRule",
+    "Category",
+    "ConsentRule",
+    "DomainAllowRule",
+    "DomainDenyRule",
+    "ForbidElementRule",
+    "InputAllowRule",
+    "InstructionProvenanceRule",
+    "Policy",
+    "PolicyError",
+    "PolicySet",
+    "PolicySource",
+    "Problem",
+    "Reference",
+    "RiskLevel",
+    "Rule",
+    "SensitiveDataRule",
+    "UrlAllowRule",
+    "UrlDenyRule",
+    "baseline_policies",
+    "parse_rule",
+    "rule_to_dict",
+]
+
+
+def baseline_policies() -> PolicySet:
+    """The guard's built-in policies (prompt injection, credentials, scripts)."""
+    text = resources.files("pagewarden.policies").joinpath("baseline.yaml").read_text("utf-8")
+    return PolicySet.from_text(text, source="<pagewarden baseline>")

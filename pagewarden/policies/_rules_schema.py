@@ -1,0 +1,306 @@
+"""Typed rule entries of a policy (the `rules:` list), one model per rule kind.
+
+Each entry in a policy file is a one-key mapping, for example ``{url_deny: "/profile"}``;
+`parse_rule` turns it into the model for that kind and `rule_to_dict` turns it back.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "ACTION_KINDS",
+    "NAMED_PATTERNS",
+    "RULE_KINDS",
+    "ActionBudgetRule",
+    "ConsentRule",
+    "DomainAllowRule",
+    "DomainDenyRule",
+    "ForbidElementRule",
+    "InputAllowRule",
+    "InstructionProvenanceRule",
+    "Rule",
+    "SensitiveDataRule",
+    "UrlAllowRule",
+    "UrlDenyRule",
+    "parse_rule",
+    "rule_to_dict",
+]
+
+#: Action kinds a rule may name. `any` matches every kind.
+ACTION_KINDS: frozenset[str] = frozenset(
+    {
+        "any",
+        "click",
+        "dblclick",
+        "tap",
+        "hover",
+        "focus",
+        "blur",
+        "fill",
+        "clear",
+        "type",
+        "press",
+        "check",
+        "uncheck",
+        "select_option",
+        "select_text",
+        "set_input_files",
+        "drag",
+        "drop",
+        "dispatch_event",
+        "goto",
+        "go_back",
+        "go_forward",
+        "reload",
+        "new_page",
+        "evaluate",
+        "add_script_tag",
+        "add_style_tag",
+        "add_init_script",
+        "expose_function",
+        "set_content",
+        "route",
+        "network_config",
+        "request",
+        "cdp",
+        "unclassified",
+        "send_msg_to_user",
+    }
+)
+
+#: Named patterns for `sensitive_data.patterns` (anything else must be `re:<regex>`).
+NAMED_PATTERNS: frozenset[str] = frozenset(
+    {"card_number", "api_key", "private_key", "password", "secret", "jwt", "email", "us_ssn", "iban"}
+)
+
+
+def _as_list(value: Any) -> Any:
+    """Accept a single string where a list of strings is expected."""
+    if isinstance(value, str):
+        return [value]
+    return value
+
+
+StrList = Annotated[list[str], BeforeValidator(_as_list)]
+
+
+class _RuleBase(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: ClassVar[str]
+
+
+class _PatternListRule(_RuleBase):
+    patterns: StrList = Field(min_length=1)
+
+    @field_validator("patterns")
+    @classmethod
+    def _non_empty(cls, value: list[str]) -> list[str]:
+        for item in value:
+            if not item.strip():
+                raise ValueError("patterns must not be empty strings")
+        return value
+
+
+class UrlDenyRule(_PatternListRule):
+    """A navigation must not match any of these URL patterns."""
+
+    kind: ClassVar[str] = "url_deny"
+
+
+class UrlAllowRule(_PatternListRule):
+    """Only navigations matching one of these URL patterns are allowed."""
+
+    kind: ClassVar[str] = "url_allow"
+
+
+class DomainAllowRule(_PatternListRule):
+    """Only these hosts may be reached (`*.example.com` covers subdomains)."""
+
+    kind: ClassVar[str] = "domain_allow"
+
+
+class DomainDenyRule(_PatternListRule):
+    """These hosts must not be reached."""
+
+    kind: ClassVar[str] = "domain_deny"
+
+
+def _check_actions(value: list[str]) -> list[str]:
+    unknown = sorted(set(value) - ACTION_KINDS)
+    if unknown:
+        raise ValueError(f"unknown action kind(s) {unknown}; known: {', '.join(sorted(ACTION_KINDS))}")
+    return value
+
+
+class ConsentRule(_RuleBase):
+    """Actions on matching elements need approval or a prior message to the user."""
+
+    kind: ClassVar[str] = "consent"
+    match: StrList = Field(default_factory=list)
+    actions: StrList = Field(default_factory=lambda: ["click"], min_length=1)
+
+    @field_validator("actions")
+    @classmethod
+    def _actions(cls, value: list[str]) -> list[str]:
+        return _check_actions(value)
+
+
+class SensitiveDataRule(_RuleBase):
+    """Values or patterns that must not reach a destination that is not allowed."""
+
+    kind: ClassVar[str] = "sensitive_data"
+    values: StrList = Field(default_factory=list)
+    patterns: StrList = Field(default_factory=list)
+    allow_domains: StrList = Field(default_factory=list)
+
+    @field_validator("values")
+    @classmethod
+    def _values(cls, value: list[str]) -> list[str]:
+        if any(not v for v in value):
+            raise ValueError("sensitive values must not be empty strings")
+        return value
+
+    @field_validator("patterns")
+    @classmethod
+    def _patterns(cls, value: list[str]) -> list[str]:
+        for item in value:
+            if item.startswith("re:"):
+                try:
+                    re.compile(item[3:])
+                except re.error as exc:
+                    raise ValueError(f"invalid regular expression {item[3:]!r}: {exc}") from exc
+            elif item not in NAMED_PATTERNS:
+                raise ValueError(
+                    f"unknown pattern {item!r}; use one of {sorted(NAMED_PATTERNS)} "
+                    "or 're:<regular expression>'"
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _something_to_protect(self) -> SensitiveDataRule:
+        if not self.values and not self.patterns:
+            raise ValueError("sensitive_data needs at least one of 'values' or 'patterns'")
+        return self
+
+
+class InputAllowRule(_RuleBase):
+    """Only these values may be filled (into fields matching `field`, or any field)."""
+
+    kind: ClassVar[str] = "input_allow"
+    field: str | None = None
+    values: StrList = Field(min_length=1)
+
+
+class ActionBudgetRule(_RuleBase):
+    """At most `max` actions of a kind (optionally on a matching target) per session."""
+
+    kind: ClassVar[str] = "action_budget"
+    action: str
+    match: StrList = Field(default_factory=list)
+    max: int = Field(ge=0)
+
+    @field_validator("action")
+    @classmethod
+    def _action(cls, value: str) -> str:
+        _check_actions([value])
+        return value
+
+
+class ForbidElementRule(_RuleBase):
+    """An action kind on elements whose text matches is forbidden."""
+
+    kind: ClassVar[str] = "forbid_element"
+    match: StrList = Field(min_length=1)
+    actions: StrList = Field(default_factory=lambda: ["click"], min_length=1)
+
+    @field_validator("actions")
+    @classmethod
+    def _actions(cls, value: list[str]) -> list[str]:
+        return _check_actions(value)
+
+
+class InstructionProvenanceRule(_RuleBase):
+    """Flag actions whose target, URL or text came only from untrusted page content."""
+
+    kind: ClassVar[str] = "instruction_provenance"
+    #: Extra CSS selectors of user-generated regions, added to the built-in ones.
+    ugc_selectors: StrList = Field(default_factory=list)
+    #: Treat any off-site navigation from user content as suspect, even without instructions.
+    strict_offsite: bool = False
+
+
+Rule = (
+    UrlDenyRule
+    | UrlAllowRule
+    | DomainAllowRule
+    | DomainDenyRule
+    | ConsentRule
+    | SensitiveDataRule
+    | InputAllowRule
+    | ActionBudgetRule
+    | ForbidElementRule
+    | InstructionProvenanceRule
+)
+
+_RULE_MODELS: dict[str, type[_RuleBase]] = {
+    m.kind: m
+    for m in (
+        UrlDenyRule,
+        UrlAllowRule,
+        DomainAllowRule,
+        DomainDenyRule,
+        ConsentRule,
+        SensitiveDataRule,
+        InputAllowRule,
+        ActionBudgetRule,
+        ForbidElementRule,
+        InstructionProvenanceRule,
+    )
+}
+RULE_KINDS: tuple[str, ...] = tuple(_RULE_MODELS)
+
+# Rule kinds whose value is a bare pattern or list of patterns.
+_PATTERN_KINDS = {"url_deny", "url_allow", "domain_allow", "domain_deny"}
+
+
+class RuleSyntaxError(ValueError):
+    """A rules entry is not a one-key mapping of a known kind; `path` locates the fault."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def parse_rule(entry: Any) -> Rule:
+    """Build the typed rule for one entry of a policy's `rules` list."""
+    if not isinstance(entry, dict) or len(entry) != 1:
+        raise RuleSyntaxError(
+            "each rule must be a mapping with exactly one key, the rule kind "
+            f"(one of: {', '.join(RULE_KINDS)})"
+        )
+    ((kind, body),) = entry.items()
+    model = _RULE_MODELS.get(kind)
+    if model is None:
+        raise RuleSyntaxError(
+            f"unknown rule kind {kind!r}; known kinds: {', '.join(RULE_KINDS)}", (str(kind),)
+        )
+    if kind in _PATTERN_KINDS and not isinstance(body, dict):
+        body = {"patterns": body}
+    if body is None:
+        body = {}
+    if not isinstance(body, dict):
+        raise RuleSyntaxError(f"rule {kind!r} takes a mapping of options", (kind,))
+    return model.model_validate(body)  # type: ignore[return-value]
+
+
+def rule_to_dict(rule: Rule) -> dict[str, Any]:
+    """The one-key mapping form of a rule, as written in policy files."""
+    body = rule.model_dump(mode="json")
+    if rule.kind in _PATTERN_KINDS:
+        patterns = body["patterns"]
+        return {rule.kind: patterns[0] if len(patterns) == 1 else patterns}
+    return {rule.kind: body}

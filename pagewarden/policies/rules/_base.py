@@ -1,0 +1,152 @@
+"""The rules tier's contract: a compiled rule looks at a `RuleContext`, returns findings.
+
+A rule kind is a `CompiledRule` subclass registered with `@register("kind")`. It is built
+once per (policy, rule) when a `RuleBook` is compiled, declares the action kinds it looks at
+(`kinds`, None for all) so the book can skip it cheaply, and implements `check`.
+Everything here is sans-I/O: no Playwright, no network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from pagewarden._url import ParsedURL, parse_url
+from pagewarden.guard._verdict import Finding
+from pagewarden.secrets import SecretRegistry
+
+if TYPE_CHECKING:
+    from pagewarden.guard._step import Action, Step
+    from pagewarden.observe._facts import ElementFacts
+    from pagewarden.policies._model import Policy
+    from pagewarden.policies._rules_schema import Rule
+    from pagewarden.worldmodel._prediction import Prediction
+
+__all__ = [
+    "RISK_BASE",
+    "CompiledRule",
+    "HistoryEntry",
+    "RuleContext",
+    "SessionView",
+    "register",
+    "rule_class",
+]
+
+#: Base score of a finding by the policy's risk level (scaled by the rule's confidence).
+RISK_BASE: dict[str, float] = {"low": 0.3, "medium": 0.6, "high": 0.9}
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """An action that ran earlier in the session (for budgets and sequences)."""
+
+    kind: str
+    label: str = ""
+    selector: str | None = None
+    url: str | None = None
+    value: str | None = None
+
+
+@dataclass(slots=True)
+class SessionView:
+    """What earlier steps of the session left behind, as the rules see it."""
+
+    history: Sequence[HistoryEntry] = ()
+    user_messages: Sequence[str] = ()
+    #: values typed into password fields, by the site they were typed on
+    typed_passwords: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class RuleContext:
+    """One step, its static prediction and the session, prepared once for all rules."""
+
+    step: Step
+    prediction: Prediction
+    session: SessionView = field(default_factory=SessionView)
+    secrets: SecretRegistry = field(default_factory=SecretRegistry)
+    _page_url: ParsedURL | None = None
+
+    @property
+    def action(self) -> Action:
+        """The action being judged."""
+        return self.step.action
+
+    @property
+    def target(self) -> ElementFacts | None:
+        """Facts about the target element, when the action has one."""
+        return self.step.observation.target
+
+    @property
+    def page_url(self) -> ParsedURL:
+        """The current page's URL, parsed once."""
+        if self._page_url is None:
+            self._page_url = parse_url(self.step.observation.url or "about:blank")
+        return self._page_url
+
+    @property
+    def goal(self) -> str:
+        """The user's goal ("" when none was given)."""
+        return self.step.goal or ""
+
+
+class CompiledRule:
+    """Base class of rule evaluators: one policy, one rule entry."""
+
+    kind: ClassVar[str]
+    #: Action kinds this rule looks at; None means every kind.
+    kinds: ClassVar[frozenset[str] | None] = None
+
+    def __init__(self, policy: Policy, rule: Rule) -> None:
+        self.policy = policy
+        self.rule = rule
+
+    def check(self, ctx: RuleContext) -> Iterable[Finding]:
+        """Findings for this step (empty when the rule has nothing to say)."""
+        raise NotImplementedError
+
+    def finding(
+        self,
+        message: str,
+        *,
+        confidence: float = 1.0,
+        guidance: str = "",
+        requires_approval: bool = False,
+        evidence: dict[str, object] | None = None,
+    ) -> Finding:
+        """A finding for this rule's policy, scored from its risk level and `confidence`."""
+        level = self.policy.risk_level.value
+        return Finding(
+            policy_id=self.policy.id,
+            rule=self.kind,
+            message=message,
+            risk_level=level,
+            category=self.policy.category.value,
+            score=round(min(1.0, RISK_BASE[level] * confidence), 4),
+            requires_approval=requires_approval,
+            guidance=guidance,
+            evidence=dict(evidence or {}),
+        )
+
+
+_REGISTRY: dict[str, type[CompiledRule]] = {}
+
+
+def register(kind: str):
+    """Class decorator: make `cls` the evaluator of rule kind `kind`."""
+
+    def decorate(cls: type[CompiledRule]) -> type[CompiledRule]:
+        cls.kind = kind
+        _REGISTRY[kind] = cls
+        return cls
+
+    return decorate
+
+
+def rule_class(kind: str) -> type[CompiledRule]:
+    """The evaluator class registered for `kind`."""
+    try:
+        return _REGISTRY[kind]
+    except KeyError:
+        raise LookupError(f"no evaluator is registered for rule kind {kind!r}") from None

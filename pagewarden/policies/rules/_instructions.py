@@ -1,0 +1,220 @@
+"""Detect instruction-like text aimed at an agent, and whether the goal supports an action.
+
+`instruction_signals` scores text by weighted phrase families (overriding earlier
+instructions, addressing an AI, hijacking the task, urgency, asking for credentials or
+for data to be sent somewhere). One strong phrase, or two families of weaker ones, make
+text instruction-like. `goal_supports` tells whether the user's goal names what the
+action acts on, so that a legitimate action is not mistaken for a followed injection.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "INSTRUCTION_THRESHOLD",
+    "InstructionSignals",
+    "goal_supports_text",
+    "goal_supports_url",
+    "instruction_signals",
+    "reasoning_follows_page",
+    "significant_tokens",
+]
+
+INSTRUCTION_THRESHOLD = 0.8
+
+_AI = r"(?:ai|a\.i\.|llm|language\s+model|assistant|agent|bot|chat\s*bot|gpt|model|copilot)s?"
+_FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
+    (
+        "override",
+        1.0,
+        (
+            r"\b(?:ignore|disregard|forget|override|skip)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*"
+            r"(?:previous|prior|above|earlier|preceding|former|original|other|existing|user'?s?)\s+"
+            r"(?:instructions?|prompts?|directions?|text|rules|tasks?|goals?|guidelines|messages?)",
+            r"\bignore\s+(?:all\s+)?(?:the\s+)?text\s+(?:below|above)",
+            r"\bstop\s+processing\b",
+            r"\bfocus\s+on\s+the\s+objective\b",
+            r"\bnew\s+(?:system\s+)?instructions?\s*:",
+            r"\bsystem\s+(?:prompt|override|message)\b",
+            r"\byou\s+are\s+now\s+(?:a|an|in)\b",
+            r"\b(?:developer|admin|debug|god)\s+mode\b",
+            r"#?objective\s*[:\-]",
+        ),
+    ),
+    (
+        "address_ai",
+        1.0,
+        (
+            rf"\b(?:attention|note|message|instructions?|notice|important)\s+(?:to|for)\s+(?:the\s+|all\s+|any\s+)?{_AI}\b",
+            rf"\b(?:dear|hey|hello|hi)\s+(?:the\s+)?{_AI}\b",
+            rf"\bif\s+you\s+are\s+(?:an?\s+)?(?:automated\s+)?{_AI}\b",
+            r"\b(?:ai|llm|automated|autonomous|browsing|web)\s+agents?\s*[:,]",
+            r"\b(?:assistant|agent)\s*:\s",
+        ),
+    ),
+    (
+        "hijack",
+        1.0,
+        (
+            r"\b(?:in\s+order\s+to|to)\s+(?:complete|finish|accomplish|fulfil+|continue)\s+(?:your|the|this)\s+(?:task|request|objective|goal)",
+            r"\brequired\s+to\s+complete\s+(?:your|the)\s+task",
+            r"\b(?:functionality|page|feature|button|form|content)\s+has\s+(?:been\s+)?moved\b",
+            r"\byou\s+(?:must|have\s+to|need\s+to|are\s+required\s+to)\s+(?:first\s+|now\s+|immediately\s+)?"
+            r"(?:go|click|visit|navigate|open|follow|type|enter|paste|send|copy|submit|create|add|upload|download|run|execute|log\s*in|sign\s*in)\b",
+            r"\bbefore\s+(?:doing\s+anything\s+else|you\s+(?:do\s+anything|continue|proceed)|proceeding)\b",
+        ),
+    ),
+    (
+        "urgency",
+        0.4,
+        (
+            r"\b(?:urgent|critical|attention|important|warning|alert)\b\s*[:!]",
+            r"\bit\s+is\s+(?:critical|crucial|required|mandatory|essential|vital|imperative)\b",
+            r"\b(?:immediately|right\s+now|asap)\b",
+        ),
+    ),
+    (
+        "act_on_link",
+        0.4,
+        (
+            r"\b(?:click|visit|go\s+to|navigate\s+to|open|follow|tap)\s+(?:on\s+)?(?:this|the\s+following|that|the\s+link|here)\b",
+            r"\b(?:you|the\s+user)\s+(?:must|should|need\s+to|have\s+to)\b",
+        ),
+    ),
+    (
+        "credentials",
+        0.6,
+        (
+            r"\b(?:enter|type|provide|paste|submit|send|share|confirm|verify|re-?enter|input)\s+(?:your\s+|the\s+|an?\s+|admin\s+)*"
+            r"(?:password|passcode|credentials?|(?:access\s+|deploy\s+|api\s+|auth\s+|personal\s+)?tokens?|api\s+keys?|ssh\s+keys?|"
+            r"secret|credit\s+card|card\s+number|cvv|login|one[-\s]time\s+code|otp|2fa\s+code)",
+            r"\b(?:create|generate|add)\s+(?:a\s+|an\s+|new\s+)*(?:deploy|access|api|personal)\s+(?:token|key)",
+        ),
+    ),
+    (
+        "exfiltrate",
+        0.6,
+        (
+            r"\b(?:send|post|forward|upload|copy|paste|email|leak|transmit)\s+(?:it|them|this|that|the\s+\w+|your\s+\w+)\s+(?:to|into|at)\b",
+            r"\binclude\s+(?:it|them|the\s+\w+)\s+in\s+the\s+(?:url|link|address|query)",
+            r"\b(?:append|add)\s+(?:it|the\s+\w+)\s+to\s+the\s+(?:url|link)",
+        ),
+    ),
+)
+_COMPILED = tuple(
+    (name, weight, re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE))
+    for name, weight, patterns in _FAMILIES
+)
+_FOLLOWING = re.compile(
+    r"\b(?:as\s+(?:instructed|requested|told|directed)\s+(?:by|in)\s+the\s+(?:page|comment|post|note|issue|message|banner|pop-?up)"
+    r"|the\s+(?:page|comment|post|note|issue|banner|pop-?up)\s+(?:says|tells\s+me|asks\s+me|instructs|requires)"
+    r"|(?:i|we)\s+(?:must|have\s+to)\s+(?:first\s+)?(?:go|click|visit)\s+.*\b(?:has\s+moved|objective))",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionSignals:
+    """How instruction-like a text is: score in [0, 1], the families and phrases that hit."""
+
+    score: float
+    families: tuple[str, ...]
+    phrases: tuple[str, ...]
+
+    @property
+    def instruction_like(self) -> bool:
+        """Whether the text reads as instructions aimed at an agent."""
+        return self.score >= INSTRUCTION_THRESHOLD
+
+
+_NONE = InstructionSignals(0.0, (), ())
+
+
+def _fold(text: str) -> str:
+    """NFKC-fold and drop zero-width and bidi characters used to split trigger words."""
+    text = unicodedata.normalize("NFKC", text)
+    return re.sub(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\u00ad]", "", text)
+
+
+@lru_cache(maxsize=2048)
+def instruction_signals(text: str) -> InstructionSignals:
+    """Score `text` for instructions aimed at an agent."""
+    if not text or len(text) < 8:
+        return _NONE
+    text = _fold(text)
+    # Injections in URLs use '-' or '+' for spaces (…#OBJECTIVE:-You-MUST-…).
+    text = re.sub(r"(?<=\w)[-+_](?=\w)", " ", text)
+    score = 0.0
+    families: list[str] = []
+    phrases: list[str] = []
+    for name, weight, pattern in _COMPILED:
+        match = pattern.search(text)
+        if match:
+            families.append(name)
+            phrases.append(match.group(0)[:80])
+            score += weight
+    return InstructionSignals(min(1.0, round(score, 3)), tuple(families), tuple(phrases))
+
+
+def reasoning_follows_page(reasoning: str | None) -> bool:
+    """Whether the agent's own reasoning says it is doing what the page told it to."""
+    return bool(reasoning) and bool(_FOLLOWING.search(reasoning or ""))
+
+
+_STOPWORDS = frozenset(
+    """
+    a an the and or of to in on at for from by with into onto
+    this that these those it its is are be was were been my your our their
+    his her we you i me us them they he she here there please then than
+    so as if not no do does did done can could should would will shall may
+    might must have has had get got go goes make made new link click button page
+    site url http https www com org net html php via using use up down all
+    any some
+    """.split()  # noqa: SIM905
+)
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9'@._\-]*[a-z0-9]|[a-z0-9]")
+
+
+def _stem(token: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            return token[: -len(suffix)]
+    return token
+
+
+@lru_cache(maxsize=4096)
+def significant_tokens(text: str) -> frozenset[str]:
+    """Lower-cased, lightly stemmed content words of `text`."""
+    words = _TOKEN.findall(_fold(text).lower())
+    return frozenset(_stem(w) for w in words if w not in _STOPWORDS and len(w) >= 2)
+
+
+def goal_supports_text(goal: str, text: str, *, min_overlap: float = 0.5) -> bool:
+    """Whether `goal` names `text` (an element label or typed value)."""
+    if not goal or not text:
+        return False
+    folded_goal = _fold(goal).lower()
+    folded = _fold(text).lower().strip()
+    if len(folded) >= 3 and folded in folded_goal:
+        return True
+    tokens = significant_tokens(text)
+    if not tokens:
+        return False
+    goal_tokens = significant_tokens(goal)
+    shared = tokens & goal_tokens
+    return len(shared) / len(tokens) >= min_overlap
+
+
+def goal_supports_url(goal: str, host: str, path: str = "") -> bool:
+    """Whether `goal` names the URL's host (or its registrable part) or its path."""
+    if not goal:
+        return False
+    folded = goal.lower()
+    if host and (host in folded or host.removeprefix("www.") in folded):
+        return True
+    clean = path.strip("/").lower()
+    return len(clean) >= 4 and clean in folded

@@ -1,0 +1,118 @@
+"""Session traces: one JSON line per step, secrets and password values never in clear."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pagewarden.guard._step import Step
+from pagewarden.guard._verdict import Verdict
+from pagewarden.secrets import SecretRegistry
+from pagewarden.trace._logging import redact_value
+
+__all__ = ["TRACE_FORMAT_VERSION", "TraceRecord", "TraceWriter", "read_trace", "redact_step_data"]
+
+TRACE_FORMAT_VERSION = 1
+PASSWORD_MASK = "[REDACTED:password]"
+
+
+def redact_step_data(data: dict[str, Any], secrets: SecretRegistry) -> dict[str, Any]:
+    """A step's JSON form with password-field values masked and secrets redacted."""
+    data = json.loads(json.dumps(data))  # a deep copy we may edit
+    obs = data.get("observation", {})
+    target = obs.get("target") or {}
+    if target.get("input_type") == "password":
+        action = data.get("action", {})
+        if action.get("value"):
+            action["value"] = PASSWORD_MASK
+        if target.get("value"):
+            target["value"] = PASSWORD_MASK
+        if "value" in target.get("attrs", {}):
+            target["attrs"]["value"] = PASSWORD_MASK
+    for facts in (target, obs.get("drop_target") or {}):
+        for field in (facts.get("form") or {}).get("fields", []):
+            if field.get("type") == "password" and field.get("value"):
+                field["value"] = PASSWORD_MASK
+    return redact_value(data, secrets)
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRecord:
+    """One line of a trace, parsed."""
+
+    step: Step
+    verdict: Verdict
+    ts: str
+    screenshot: str | None = None
+    raw: dict[str, Any] | None = None
+
+
+class TraceWriter:
+    """Appends one JSON line per judged step to `path` (thread-safe, flushed per line)."""
+
+    def __init__(self, path: str | Path, secrets: SecretRegistry | None = None) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.secrets = secrets if secrets is not None else SecretRegistry()
+        self._lock = threading.Lock()
+        self._file = self.path.open("a", encoding="utf-8")
+
+    @property
+    def directory(self) -> Path:
+        """Where screenshots and other artefacts of this trace go."""
+        return self.path.parent
+
+    def write(self, step: Step, verdict: Verdict, *, screenshot: str | None = None) -> dict[str, Any]:
+        """Append the record for one step and return it (as written)."""
+        record: dict[str, Any] = {
+            "v": TRACE_FORMAT_VERSION,
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
+            + f".{int(time.time() * 1000) % 1000:03d}Z",
+            "session": step.session,
+            "index": step.index,
+            "step": redact_step_data(step.to_dict(), self.secrets),
+            "verdict": redact_value(verdict.to_dict(), self.secrets),
+        }
+        if screenshot:
+            record["screenshot"] = screenshot
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        with self._lock:
+            self._file.write(line + "\n")
+            self._file.flush()
+        return record
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        with self._lock:
+            if not self._file.closed:
+                self._file.close()
+
+    def __enter__(self) -> TraceWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_trace(path: str | Path) -> Iterator[TraceRecord]:
+    """Parse a trace file line by line; a malformed line raises ValueError with its number."""
+    with Path(path).open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+                yield TraceRecord(
+                    step=Step.from_dict(raw["step"]),
+                    verdict=Verdict.from_dict(raw["verdict"]),
+                    ts=raw.get("ts", ""),
+                    screenshot=raw.get("screenshot"),
+                    raw=raw,
+                )
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"{path}:{number}: not a trace record: {exc}") from None
