@@ -1,1 +1,42 @@
-"""pagewarden.interceptors."""
+"""Playwright wrappers: every action of a wrapped page goes through the guard first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pagewarden.interceptors._methods import ACTIONS, READ_ONLY, ActionSpec
+from pagewarden.interceptors._wrappers import Guarded, GuardedPage, SharedState
+
+__all__ = ["ACTIONS", "READ_ONLY", "ActionSpec", "Guarded", "GuardedPage", "wrap_page"]
+
+
+def wrap_page(guard: Any, page: Any) -> Any:
+    """A guarded stand-in for `page` (a Playwright Page, BrowserContext or Browser).
+
+    The API (async or sync) is taken from the object itself; everything reached from the
+    stand-in (popups, frames, locators, new pages of its context) is guarded by `guard`.
+    """
+    if isinstance(page, Guarded):
+        if page._pw_shared.guard is guard:
+            return page
+        page = page._pw_obj
+    module = type(page).__module__
+    if module == "playwright.async_api._generated":
+        mode = "async"
+    elif module == "playwright.sync_api._generated":
+        mode = "sync"
+    else:
+        raise TypeError(
+            f"guard.wrap() takes a Playwright Page (async or sync API), not {type(page).__name__}"
+        )
+    shared = getattr(guard, "_shared_states", None)
+    if shared is None:
+        shared = {}
+        guard._shared_states = shared
+    state = shared.get(mode)
+    if state is None:
+        state = shared[mode] = SharedState(guard, mode)
+    wrapped = state.wrap(page)
+    if not isinstance(wrapped, Guarded):
+        raise TypeError(f"cannot guard a {type(page).__name__}")
+    return wrapped

@@ -202,9 +202,9 @@ def predict_static(step: Step) -> Prediction:
     changes: dict[str, list[str]] = {}
     consequence, terms = Consequence.NONE, ()
 
-    if kind == "goto" and action.value:
-        navigation = _navigation(action.value, "goto", page_url)
-        delta = f"loads {navigation.url}"
+    if kind in ("goto", "new_page", "request") and action.value:
+        navigation = _navigation(action.value, "goto" if kind == "new_page" else kind, page_url)
+        delta = f"{'sends a request to' if kind == 'request' else 'loads'} {navigation.url}"
     elif kind in ("go_back", "go_forward"):
         delta = f"moves {kind.removeprefix('go_')} in the tab's history"
     elif kind == "reload":

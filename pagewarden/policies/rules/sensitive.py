@@ -75,7 +75,7 @@ def _outgoing(ctx: RuleContext) -> list[_Outgoing]:
             )
         )
     nav = ctx.prediction.navigation
-    if nav is not None and nav.via in ("goto", "link"):
+    if nav is not None and nav.via in ("goto", "link", "request"):
         dest = parse_url(nav.url)
         out.append(_Outgoing(nav.url, dest.host, "in the URL to"))
     sub = ctx.prediction.submission
@@ -103,7 +103,7 @@ def _outgoing(ctx: RuleContext) -> list[_Outgoing]:
 class SensitiveData(CompiledRule):
     """Evaluator of `sensitive_data` rules."""
 
-    kinds = frozenset({"fill", "type", "click", "dblclick", "tap", "press", "goto", "new_page"})
+    kinds = frozenset({"fill", "type", "click", "dblclick", "tap", "press", "goto", "new_page", "request"})
     rule: SensitiveDataRule
 
     def __init__(self, policy, rule) -> None:

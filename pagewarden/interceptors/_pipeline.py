@@ -1,0 +1,348 @@
+"""The guarded action, written once for both Playwright APIs.
+
+`guarded_action` is a generator: it yields each Playwright call it needs (observe, take a
+screenshot, run the action) and gets the result back. `drive_async` awaits the calls,
+`drive_sync` makes them directly; the decision logic is shared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+import time
+from collections.abc import Generator
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
+from pagewarden.guard._step import Action, Step
+from pagewarden.guard._verdict import Decision, Finding, Verdict
+from pagewarden.interceptors._methods import ActionSpec
+from pagewarden.observe._facts import ElementFacts, Observation, TextSource
+from pagewarden.observe._gather import (
+    Call,
+    FactsUnavailable,
+    facts_at_point,
+    facts_of_focused,
+    facts_of_handle,
+    facts_of_locator,
+    needle_for,
+    value_sources,
+)
+
+if TYPE_CHECKING:
+    from pagewarden.interceptors._wrappers import Guarded, SharedState
+
+__all__ = ["drive_async", "drive_sync", "exception_for", "guarded_action"]
+
+_EXCEPTIONS: dict[Decision, type[GuardError]] = {
+    Decision.BLOCK: ActionBlocked,
+    Decision.ASK: ApprovalRequired,
+    Decision.REVISE: RevisionRequired,
+}
+_NEEDS_SOURCES = frozenset({"fill", "type", "goto", "new_page", "request"})
+Pipeline = Generator[Call, Any, Any]
+
+
+def exception_for(verdict: Verdict, action: str) -> GuardError:
+    """The exception an agent gets for a verdict that stops the action."""
+    return _EXCEPTIONS.get(verdict.decision, ActionBlocked)(verdict, action)
+
+
+def _arg(
+    args: tuple[Any, ...], kwargs: dict[str, Any], where: tuple[int | None, str | None], offset: int
+) -> Any:
+    index, key = where
+    if key is not None and key in kwargs:
+        return kwargs[key]
+    if index is not None and len(args) > index + offset:
+        return args[index + offset]
+    return None
+
+
+def _describe_value(kind: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if kind == "set_input_files":
+        items = value if isinstance(value, (list, tuple)) else [value]
+        names = [
+            str(item.get("name", "?")) if isinstance(item, dict) else Path(str(item)).name for item in items
+        ]
+        return ", ".join(names)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_describe_value(kind, v) or "" for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items() if isinstance(v, (str, int, float)))
+    if callable(value):
+        return getattr(value, "__name__", "callable")
+    return str(value)
+
+
+def _selector_of(locator: Any) -> str | None:
+    impl = getattr(locator, "_impl_obj", None)
+    selector = getattr(impl, "_selector", None)
+    return selector if isinstance(selector, str) else None
+
+
+def _options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    keep = (
+        "button",
+        "modifiers",
+        "click_count",
+        "force",
+        "position",
+        "no_wait_after",
+        "trial",
+        "strict",
+        "timeout",
+    )
+    return {
+        k: v for k, v in kwargs.items() if k in keep and isinstance(v, (str, int, float, bool, list, dict))
+    }
+
+
+def build_action(
+    owner: Guarded, name: str, spec: ActionSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Action:
+    """The `Action` for a call of `owner.name(*args, **kwargs)`."""
+    offset = 1 if spec.target == "selector" else 0
+    raw_value = _arg(args, kwargs, spec.value, offset)
+    kind = spec.kind
+    if name == "set_checked":
+        kind = "check" if raw_value else "uncheck"
+        raw_value = None
+    if kind == "dispatch_event" and raw_value in ("click", "dblclick"):
+        kind = "click"
+    if kind in ("add_script_tag", "add_style_tag") and raw_value is None:
+        raw_value = kwargs.get("url") or kwargs.get("path")
+    if kind == "press" and spec.target in ("self", "selector") and raw_value is None:
+        raw_value = _arg(args, kwargs, (0, "key"), offset)
+    selector: str | None = None
+    if spec.target == "selector":
+        first = args[0] if args else kwargs.get("selector")
+        selector = first if isinstance(first, str) else None
+    elif spec.target == "self":
+        selector = _selector_of(owner._pw_obj)
+    elif spec.target == "point" and len(args) >= 2:
+        selector = f"point({args[0]:g},{args[1]:g})"
+    elif spec.target == "focused":
+        selector = ":focus"
+    return Action(
+        kind=kind,
+        method=f"{owner._pw_type}.{name}",
+        selector=selector,
+        value=_describe_value(kind, raw_value),
+        options=_options(kwargs),
+    )
+
+
+def _observe(
+    shared: SharedState, owner: Guarded, spec: ActionSpec, action: Action, args: tuple, kwargs: dict
+) -> Pipeline:
+    """Gather the observation the deterministic tiers need (a generator of calls)."""
+    page = owner.page_raw()
+    url = ""
+    tabs: tuple[str, ...] = ()
+    if page is not None:
+        url = page.url
+        try:
+            tabs = tuple(p.url for p in page.context.pages)
+        except Exception:  # noqa: BLE001 - a closed context has no tabs to list
+            tabs = ()
+    needle = needle_for(action.kind, action.value) if action.kind in _NEEDS_SOURCES else None
+    ugc = shared.ugc_selectors
+    target: ElementFacts | None = None
+    drop: ElementFacts | None = None
+    count: int | None = None
+    sources: tuple[TextSource, ...] = ()
+    notes: list[str] = []
+    raw = owner._pw_obj
+    timeout = kwargs.get("timeout")
+    try:
+        if spec.target == "self" and owner._pw_type == "Locator":
+            target, count, sources = yield from facts_of_locator(
+                raw, strict=True, timeout=timeout, needle=needle, ugc_selectors=ugc, selector=action.selector
+            )
+        elif spec.target == "self" and owner._pw_type == "ElementHandle":
+            target, sources = yield from facts_of_handle(raw, needle=needle, ugc_selectors=ugc)
+        elif spec.target == "selector" and action.selector is not None:
+            strict = bool(kwargs.get("strict", False))
+            target, count, sources = yield from facts_of_locator(
+                raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
+                ugc_selectors=ugc, selector=action.selector,
+            )  # fmt: skip
+        elif spec.target in ("point", "mouse") and page is not None:
+            if spec.target == "point":
+                x, y = float(args[0]), float(args[1])
+            else:
+                x, y = shared.mouse_position(page)
+            target, sources = yield from facts_at_point(page, x, y, needle=needle, ugc_selectors=ugc)
+        elif spec.target == "focused" and page is not None:
+            target, sources = yield from facts_of_focused(page, needle=needle, ugc_selectors=ugc)
+        elif needle and page is not None:
+            try:
+                sources = yield from value_sources(page, needle, ugc_selectors=ugc)
+            except FactsUnavailable:
+                raise
+            except Exception as exc:  # noqa: BLE001 - mid-navigation pages have no text to search
+                notes.append(f"page text unavailable: {type(exc).__name__}")
+        if spec.drop is not None:
+            drop_arg = _arg(args, kwargs, spec.drop, 1 if spec.target == "selector" else 0)
+            if isinstance(drop_arg, str) and hasattr(raw, "locator"):
+                drop, _, _ = yield from facts_of_locator(
+                    raw.locator(drop_arg), strict=False, ugc_selectors=ugc
+                )
+            elif drop_arg is not None:
+                drop_raw = getattr(drop_arg, "_pw_obj", drop_arg)
+                drop, _, _ = yield from facts_of_locator(drop_raw, strict=True, ugc_selectors=ugc)
+    except FactsUnavailable as exc:
+        notes.append(f"facts-unavailable: {exc}")
+    return Observation(
+        url=url,
+        tabs=tabs,
+        target=target,
+        target_count=count,
+        drop_target=drop,
+        value_sources=sources,
+        notes=tuple(notes),
+    )
+
+
+def _fail_closed(step: Step, message: str, guard_mode: str) -> Verdict:
+    finding = Finding(
+        policy_id="PW-GUARD",
+        rule="tier:guard",
+        message=message,
+        risk_level="high",
+        score=0.9,
+        guidance="The guard could not judge this action, so it did not run. Try again, or ask the user.",
+    )
+    return Verdict(
+        decision=Decision.BLOCK,
+        score=0.9,
+        findings=(finding,),
+        explanation=f"[PW-GUARD] {message}",
+        guidance=finding.guidance,
+        tier_errors=(message,),
+        mode=guard_mode,
+        enforced=guard_mode == "enforce",
+        step_index=step.index,
+    )
+
+
+def guarded_action(
+    shared: SharedState,
+    owner: Guarded,
+    name: str,
+    spec: ActionSpec,
+    method: Any,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    reasoning: str | None,
+) -> Pipeline:
+    """Observe, judge, then run `method` or raise the guard's exception."""
+    guard = shared.guard
+    started = time.perf_counter()
+    action = build_action(owner, name, spec, args, kwargs)
+    observation = yield from _observe(shared, owner, spec, action, args, kwargs)
+    observed = time.perf_counter()
+    step = guard.make_step(
+        action, observation, reasoning if reasoning is not None else shared.take_reasoning()
+    )
+    unreadable = [n for n in observation.notes if n.startswith("facts-unavailable")]
+    try:
+        verdict = (
+            _fail_closed(step, unreadable[0], guard.mode)
+            if unreadable and spec.target != "none"
+            else guard.evaluate(step)
+        )
+    except Exception as exc:  # noqa: BLE001 - never crash the agent; fail closed
+        verdict = _fail_closed(step, f"guard error: {type(exc).__name__}: {exc}", guard.mode)
+    timings = {"observe": round((observed - started) * 1000, 3), **verdict.timings_ms}
+    verdict = replace(verdict, timings_ms=timings)
+    if verdict.decision is Decision.ASK and verdict.enforced:
+        approved = yield Call(shared.approve, (verdict, step))
+        if approved:
+            verdict = replace(verdict, approved_by="approver")
+    screenshot = None
+    page = owner.page_raw()
+    if guard.screenshots and guard.trace is not None and page is not None:
+        path = guard.trace.directory / f"{guard.session_id}-step{step.index:04d}.png"
+        try:
+            yield Call(page.screenshot, (), {"path": str(path)})
+            screenshot = path.name
+        except Exception as exc:  # noqa: BLE001 - a failed screenshot must not stop the step
+            guard.log.warning("screenshot_failed", error=str(exc))
+    if not verdict.allowed:
+        guard.commit(step, verdict, ran=False, screenshot=screenshot)
+        raise exception_for(verdict, action.describe())
+    call_args = tuple(shared.unwrap(a) for a in args)
+    call_kwargs = {k: shared.unwrap(v) for k, v in kwargs.items()}
+    executed = time.perf_counter()
+    try:
+        result = yield Call(method, call_args, call_kwargs)
+    finally:
+        done = {**verdict.timings_ms, "execute": round((time.perf_counter() - executed) * 1000, 3)}
+        guard.commit(step, replace(verdict, timings_ms=done), ran=True, screenshot=screenshot)
+    return shared.wrap(result)
+
+
+async def drive_async(pipeline: Pipeline) -> Any:
+    """Run a pipeline under the async API: await each yielded call."""
+    value: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            call = pipeline.throw(error) if error is not None else pipeline.send(value)
+        except StopIteration as stop:
+            return stop.value
+        error = None
+        try:
+            value = call.fn(*call.args, **call.kwargs)
+            if inspect.isawaitable(value):
+                value = await value
+        except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
+            error, value = exc, None
+
+
+def _run_coroutine_in_thread(awaitable: Any) -> Any:
+    result: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            result["value"] = asyncio.run(awaitable)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            result["error"] = exc
+
+    thread = threading.Thread(target=target, name="pagewarden-await", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result.get("value")
+
+
+def drive_sync(pipeline: Pipeline) -> Any:
+    """Run a pipeline under the sync API: make each yielded call directly.
+
+    A coroutine from user code (an async approver) runs on a background event-loop
+    thread, since the sync API owns this thread's loop.
+    """
+    value: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            call = pipeline.throw(error) if error is not None else pipeline.send(value)
+        except StopIteration as stop:
+            return stop.value
+        error = None
+        try:
+            value = call.fn(*call.args, **call.kwargs)
+            if inspect.isawaitable(value):
+                value = _run_coroutine_in_thread(value)
+        except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
+            error, value = exc, None

@@ -1,0 +1,353 @@
+"""Guarded stand-ins for Playwright objects (async and sync API alike).
+
+A `Guarded` object forwards attribute access to the Playwright object it wraps. Action
+methods (see `_methods.py`) run through the guard; read-only ones pass straight through;
+anything returned that can act (pages, frames, locators, handles, keyboards, contexts …)
+comes back guarded too, including event payloads (popups) and `expect_*` values. The
+stand-ins report the wrapped object's class, so `isinstance(page, Page)` and Playwright's
+`expect(locator)` keep working.
+"""
+
+from __future__ import annotations
+
+import inspect
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from pagewarden.guard._guard import Guard
+from pagewarden.guard._step import Step
+from pagewarden.guard._verdict import Verdict
+from pagewarden.interceptors._methods import READ_ONLY, ActionSpec, spec_for
+from pagewarden.interceptors._pipeline import drive_async, drive_sync, guarded_action
+from pagewarden.policies.rules.provenance import InstructionProvenance
+
+__all__ = ["Guarded", "GuardedPage", "SharedState"]
+
+_PLAYWRIGHT_MODULES = ("playwright.async_api._generated", "playwright.sync_api._generated")
+_WRAPPED_TYPES = frozenset(READ_ONLY) | {"Page"}
+_CACHED_TYPES = frozenset({"Page", "Frame", "BrowserContext", "Browser", "Keyboard", "Mouse", "Touchscreen"})
+_UNCLASSIFIED = ActionSpec("unclassified", target="none")
+
+
+def _type_name(obj: Any) -> str | None:
+    cls = type(obj)
+    if cls.__module__ in _PLAYWRIGHT_MODULES:
+        for klass in cls.__mro__:
+            if klass.__name__ in _WRAPPED_TYPES and klass.__module__ in _PLAYWRIGHT_MODULES:
+                return klass.__name__
+    return None
+
+
+class SharedState:
+    """What all wrappers of one guarded session share: the guard, the API mode, caches."""
+
+    def __init__(self, guard: Guard, mode: str) -> None:
+        self.guard = guard
+        self.mode = mode  # "async" | "sync"
+        self.drive = drive_async if mode == "async" else drive_sync
+        self.pending_reasoning: str | None = None
+        self._cache: weakref.WeakKeyDictionary[Any, Guarded] = weakref.WeakKeyDictionary()
+        self._handlers: dict[Any, Callable[..., Any]] = {}
+        self._mouse: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
+        self.ugc_selectors: tuple[str, ...] = tuple(
+            selector
+            for rule in guard.rulebook.rules
+            if isinstance(rule, InstructionProvenance)
+            for selector in rule.rule.ugc_selectors
+        )
+
+    # -- reasoning ------------------------------------------------------------------------
+    def take_reasoning(self) -> str | None:
+        """The reasoning given for the next action, consumed by it."""
+        text, self.pending_reasoning = self.pending_reasoning, None
+        return text
+
+    # -- approval -------------------------------------------------------------------------
+    def approve(self, verdict: Verdict, step: Step) -> Any:
+        """The approver's answer (a bool, or an awaitable the driver resolves)."""
+        approver = self.guard.approver
+        if approver is None:
+            return False
+        try:
+            answer = approver(verdict, step)
+        except Exception as exc:  # noqa: BLE001 - a broken approver means "not approved"
+            self.guard.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
+            return False
+        if inspect.isawaitable(answer):
+            return self._await_answer(answer)
+        return answer is True
+
+    async def _await_answer(self, answer: Any) -> bool:
+        try:
+            return (await answer) is True
+        except Exception as exc:  # noqa: BLE001
+            self.guard.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
+            return False
+
+    # -- mouse ----------------------------------------------------------------------------
+    def mouse_position(self, page: Any) -> tuple[float, float]:
+        """Where the mouse of `page` was last moved to."""
+        return self._mouse.get(page, (0.0, 0.0))
+
+    def set_mouse_position(self, page: Any, x: float, y: float) -> None:
+        """Remember a mouse move (clicks at the current position are checked there)."""
+        if page is not None:
+            self._mouse[page] = (float(x), float(y))
+
+    # -- wrapping -------------------------------------------------------------------------
+    def wrap(self, obj: Any, parent: Any = None) -> Any:
+        """`obj` guarded if it is a Playwright object that can act (recursing into lists)."""
+        if obj is None or isinstance(obj, (str, bytes, int, float, bool, Guarded)):
+            return obj
+        if isinstance(obj, list):
+            return [self.wrap(item, parent) for item in obj]
+        if isinstance(obj, tuple):
+            return tuple(self.wrap(item, parent) for item in obj)
+        if isinstance(obj, dict):
+            return {key: self.wrap(value, parent) for key, value in obj.items()}
+        name = _type_name(obj)
+        if name is None:
+            if _is_event_manager(obj):
+                return GuardedEventManager(obj, self)
+            return obj
+        if name in _CACHED_TYPES:
+            cached = self._cache.get(obj)
+            if cached is not None:
+                return cached
+        cls = GuardedPage if name == "Page" else Guarded
+        wrapped = cls(obj, self, name, parent)
+        if name in _CACHED_TYPES:
+            self._cache[obj] = wrapped
+        return wrapped
+
+    def unwrap(self, value: Any) -> Any:
+        """The Playwright object behind a stand-in (for arguments passed to Playwright)."""
+        if isinstance(value, Guarded):
+            return value._pw_obj
+        if isinstance(value, list):
+            return [self.unwrap(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.unwrap(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self.unwrap(v) for k, v in value.items()}
+        if callable(value) and not isinstance(value, type) and _type_name(value) is None:
+            return self.wrap_handler(value)
+        return value
+
+    def wrap_handler(self, handler: Callable[..., Any]) -> Callable[..., Any]:
+        """A callback whose Playwright arguments (a popup page …) arrive guarded."""
+        existing = self._handlers.get(handler)
+        if existing is not None:
+            return existing
+        shared = self
+        if inspect.iscoroutinefunction(handler):
+
+            async def wrapped(*args: Any, **kwargs: Any) -> Any:
+                return await handler(
+                    *(shared.wrap(a) for a in args), **{k: shared.wrap(v) for k, v in kwargs.items()}
+                )
+        else:
+
+            def wrapped(*args: Any, **kwargs: Any) -> Any:
+                return handler(
+                    *(shared.wrap(a) for a in args), **{k: shared.wrap(v) for k, v in kwargs.items()}
+                )
+
+        wrapped.__name__ = getattr(handler, "__name__", "handler")
+        try:
+            self._handlers[handler] = wrapped
+        except TypeError:  # unhashable callable: no memo, remove_listener cannot match it
+            pass
+        return wrapped
+
+
+def _is_event_manager(obj: Any) -> bool:
+    module = type(obj).__module__
+    return module in ("playwright._impl._async_base", "playwright._impl._sync_base") and hasattr(
+        obj, "_event"
+    )
+
+
+class Guarded:
+    """A stand-in for one Playwright object; see the module docstring."""
+
+    __slots__ = ("__weakref__", "_pw_obj", "_pw_parent", "_pw_shared", "_pw_type")
+
+    def __init__(self, obj: Any, shared: SharedState, type_name: str, parent: Any = None) -> None:
+        object.__setattr__(self, "_pw_obj", obj)
+        object.__setattr__(self, "_pw_shared", shared)
+        object.__setattr__(self, "_pw_type", type_name)
+        object.__setattr__(self, "_pw_parent", parent)
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # noqa: D105 - isinstance(stand_in, Page) stays true
+        return type(self._pw_obj)
+
+    def __getattr__(self, name: str) -> Any:
+        obj = self._pw_obj
+        shared = self._pw_shared
+        spec = spec_for(self._pw_type, name)
+        if spec is not None:
+            return self._action(name, spec, getattr(obj, name))
+        attr = getattr(obj, name)
+        if name.startswith("_"):
+            return attr
+        if name in READ_ONLY.get(self._pw_type, ()):
+            if callable(attr):
+                return self._read(name, attr)
+            return shared.wrap(attr, self._page_for_child())
+        if callable(attr):
+            return self._action(name, _UNCLASSIFIED, attr)
+        return shared.wrap(attr, self._page_for_child())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._pw_obj, name, value)
+
+    def __repr__(self) -> str:
+        return f"<guarded {self._pw_obj!r}>"
+
+    def __eq__(self, other: object) -> bool:
+        other_obj = other._pw_obj if isinstance(other, Guarded) else other
+        return self._pw_obj == other_obj
+
+    def __hash__(self) -> int:
+        return hash(self._pw_obj)
+
+    # Async context managers / iteration are not part of the acting surface; forward them.
+    async def __aenter__(self) -> Any:
+        await self._pw_obj.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._pw_obj.__aexit__(*exc)
+
+    def __enter__(self) -> Any:
+        self._pw_obj.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._pw_obj.__exit__(*exc)
+
+    # -- plumbing -------------------------------------------------------------------------
+    def page_raw(self) -> Any:
+        """The raw Playwright page this object belongs to (None when unknown)."""
+        obj = self._pw_obj
+        kind = self._pw_type
+        if kind == "Page":
+            return obj
+        if kind in ("Frame", "Locator"):
+            return obj.page
+        if kind == "ElementHandle":
+            frame = self._pw_parent
+            return frame if _type_name(frame) == "Page" else None
+        if kind == "FrameLocator":
+            return obj.owner.page
+        parent = self._pw_parent
+        return parent if _type_name(parent) == "Page" else None
+
+    def _page_for_child(self) -> Any:
+        page = self.page_raw()
+        return page if page is not None else self._pw_parent
+
+    def _action(self, name: str, spec: ActionSpec, method: Any) -> Callable[..., Any]:
+        shared = self._pw_shared
+        owner = self
+
+        def call(*args: Any, reasoning: str | None = None, **kwargs: Any) -> Any:
+            pipeline = guarded_action(shared, owner, name, spec, method, args, kwargs, reasoning)
+            return shared.drive(pipeline)
+
+        call.__name__ = name
+        call.__doc__ = getattr(method, "__doc__", None)
+        return call
+
+    def _read(self, name: str, method: Any) -> Callable[..., Any]:
+        shared = self._pw_shared
+        parent = self._page_for_child()
+        owner = self
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            result = method(
+                *(shared.unwrap(a) for a in args), **{k: shared.unwrap(v) for k, v in kwargs.items()}
+            )
+            if owner._pw_type == "Mouse" and name == "move" and len(args) >= 2:
+                shared.set_mouse_position(parent, args[0], args[1])
+            if inspect.isawaitable(result):
+                return _await_and_wrap(result, shared, parent)
+            return shared.wrap(result, parent)
+
+        call.__name__ = name
+        call.__doc__ = getattr(method, "__doc__", None)
+        return call
+
+
+async def _await_and_wrap(awaitable: Any, shared: SharedState, parent: Any) -> Any:
+    return shared.wrap(await awaitable, parent)
+
+
+class GuardedPage(Guarded):
+    """A guarded Playwright `Page`: the same methods, plus the agent-facing extras."""
+
+    __slots__ = ()
+
+    def reasoning(self, text: str) -> None:
+        """State the agent's reasoning for the next action (recorded and judged with it)."""
+        self._pw_shared.pending_reasoning = text
+
+    def message_user(self, text: str) -> Verdict:
+        """Record a message the agent sent to the user (satisfies consent rules naming it)."""
+        return self._pw_shared.guard.message_user(text)
+
+    @property
+    def guard(self) -> Guard:
+        """The guard judging this page."""
+        return self._pw_shared.guard
+
+    def unwrap(self) -> Any:
+        """The raw Playwright page (actions on it are NOT checked)."""
+        return self._pw_obj
+
+
+class GuardedEventManager:
+    """`expect_popup()` and friends: the value arrives guarded."""
+
+    __slots__ = ("_cm", "_shared")
+
+    def __init__(self, cm: Any, shared: SharedState) -> None:
+        self._cm = cm
+        self._shared = shared
+
+    async def __aenter__(self) -> GuardedEventInfo:
+        return GuardedEventInfo(await self._cm.__aenter__(), self._shared)
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._cm.__aexit__(*exc)
+
+    def __enter__(self) -> GuardedEventInfo:
+        return GuardedEventInfo(self._cm.__enter__(), self._shared)
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._cm.__exit__(*exc)
+
+
+class GuardedEventInfo:
+    """The `as info` of an `expect_*` block; `info.value` is guarded."""
+
+    __slots__ = ("_info", "_shared")
+
+    def __init__(self, info: Any, shared: SharedState) -> None:
+        self._info = info
+        self._shared = shared
+
+    @property
+    def value(self) -> Any:
+        """The event's value (awaitable under the async API), guarded."""
+        value = self._info.value
+        if inspect.isawaitable(value):
+            return _await_and_wrap(value, self._shared, None)
+        return self._shared.wrap(value)
+
+    def is_done(self) -> bool:
+        """Whether the event has arrived."""
+        return self._info.is_done()
