@@ -90,7 +90,7 @@ class LocalSite:
                 if self.command != "HEAD":
                     self.wfile.write(payload)
 
-            do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = _serve  # noqa: N815
+            do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = _serve
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True

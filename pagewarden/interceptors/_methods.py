@@ -162,220 +162,73 @@ ACTIONS: dict[str, dict[str, ActionSpec]] = {
     "Clock": {},
 }
 
-_COMMON_READ = {"on", "once", "remove_listener"}
-_GET_BY = {
-    f"get_by_{x}" for x in ("alt_text", "label", "placeholder", "role", "test_id", "text", "title", "ref")
-}
-_STATE = {
-    "get_attribute", "inner_html", "inner_text", "input_value", "text_content", "is_checked", "is_disabled",
-    "is_editable", "is_enabled", "is_hidden", "is_visible", "query_selector", "query_selector_all",
-}  # fmt: skip
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_COMMON_READ = _names("on once remove_listener")
+_GET_BY = _names(
+    """get_by_alt_text get_by_label get_by_placeholder get_by_role get_by_test_id get_by_text
+    get_by_title get_by_ref"""
+)
+_STATE = _names(
+    """get_attribute inner_html inner_text input_value text_content is_checked is_disabled is_editable
+    is_enabled is_hidden is_visible query_selector query_selector_all"""
+)
 
 READ_ONLY: dict[str, frozenset[str]] = {
-    "Page": frozenset(
-        _COMMON_READ
-        | _GET_BY
-        | _STATE
-        | {
-            "aria_snapshot",
-            "bring_to_front",
-            "clear_console_messages",
-            "clear_page_errors",
-            "clock",
-            "close",
-            "console_messages",
-            "content",
-            "context",
-            "emulate_media",
-            "expect_console_message",
-            "expect_download",
-            "expect_event",
-            "expect_file_chooser",
-            "expect_navigation",
-            "expect_popup",
-            "expect_request",
-            "expect_request_finished",
-            "expect_response",
-            "expect_websocket",
-            "expect_worker",
-            "frame",
-            "frame_locator",
-            "frames",
-            "hide_highlight",
-            "is_closed",
-            "keyboard",
-            "locator",
-            "main_frame",
-            "mouse",
-            "opener",
-            "page_errors",
-            "pause",
-            "pdf",
-            "remove_locator_handler",
-            "request",
-            "request_gc",
-            "requests",
-            "screenshot",
-            "set_default_navigation_timeout",
-            "set_default_timeout",
-            "set_viewport_size",
-            "title",
-            "touchscreen",
-            "unroute",
-            "unroute_all",
-            "url",
-            "video",
-            "viewport_size",
-            "wait_for_event",
-            "wait_for_load_state",
-            "wait_for_selector",
-            "wait_for_timeout",
-            "wait_for_url",
-            "workers",
-            "add_locator_handler",
-            "local_storage",
-            "session_storage",
-            "cancel_pick_locator",
-            "pick_locator",
-            "screencast",
-        }  # fmt: skip
+    "Page": _COMMON_READ
+    | _GET_BY
+    | _STATE
+    | _names(
+        """aria_snapshot bring_to_front clear_console_messages clear_page_errors clock close console_messages
+        content context emulate_media expect_console_message expect_download expect_event expect_file_chooser
+        expect_navigation expect_popup expect_request expect_request_finished expect_response expect_websocket
+        expect_worker frame frame_locator frames hide_highlight is_closed keyboard locator main_frame mouse
+        opener page_errors pause pdf remove_locator_handler request request_gc requests screenshot
+        set_default_navigation_timeout set_default_timeout set_viewport_size title touchscreen unroute
+        unroute_all url video viewport_size wait_for_event wait_for_load_state wait_for_selector
+        wait_for_timeout wait_for_url workers add_locator_handler local_storage session_storage
+        cancel_pick_locator pick_locator screencast"""
     ),
-    "Frame": frozenset(
-        _COMMON_READ
-        | _GET_BY
-        | _STATE
-        | {
-            "child_frames",
-            "content",
-            "expect_navigation",
-            "frame_element",
-            "frame_locator",
-            "is_detached",
-            "locator",
-            "name",
-            "page",
-            "parent_frame",
-            "title",
-            "url",
-            "wait_for_load_state",
-            "wait_for_selector",
-            "wait_for_timeout",
-            "wait_for_url",
-        }  # fmt: skip
+    "Frame": _COMMON_READ
+    | _GET_BY
+    | _STATE
+    | _names(
+        """child_frames content expect_navigation frame_element frame_locator is_detached locator name page
+        parent_frame title url wait_for_load_state wait_for_selector wait_for_timeout wait_for_url"""
     ),
-    "Locator": frozenset(
-        _COMMON_READ
-        | _GET_BY
-        | _STATE
-        | {
-            "all",
-            "all_inner_texts",
-            "all_text_contents",
-            "and_",
-            "aria_snapshot",
-            "bounding_box",
-            "content_frame",
-            "count",
-            "describe",
-            "description",
-            "element_handle",
-            "element_handles",
-            "filter",
-            "first",
-            "frame_locator",
-            "hide_highlight",
-            "highlight",
-            "last",
-            "locator",
-            "normalize",
-            "nth",
-            "or_",
-            "page",
-            "screenshot",
-            "scroll_into_view_if_needed",
-            "visible",
-            "wait_for",
-            "within",
-        }  # fmt: skip
+    "Locator": _COMMON_READ
+    | _GET_BY
+    | _STATE
+    | _names(
+        """all all_inner_texts all_text_contents and_ aria_snapshot bounding_box content_frame count describe
+        description element_handle element_handles filter first frame_locator hide_highlight highlight last
+        locator normalize nth or_ page screenshot scroll_into_view_if_needed visible wait_for within"""
     ),
-    "FrameLocator": frozenset(
-        _COMMON_READ | _GET_BY | {"first", "frame_locator", "last", "locator", "nth", "owner"}
+    "FrameLocator": _COMMON_READ | _GET_BY | _names("first frame_locator last locator nth owner"),
+    "ElementHandle": _COMMON_READ
+    | _STATE
+    | _names(
+        """as_element bounding_box content_frame dispose get_properties get_property json_value owner_frame
+        screenshot scroll_into_view_if_needed wait_for_element_state wait_for_selector"""
     ),
-    "ElementHandle": frozenset(
-        _COMMON_READ
-        | _STATE
-        | {
-            "as_element",
-            "bounding_box",
-            "content_frame",
-            "dispose",
-            "get_properties",
-            "get_property",
-            "json_value",
-            "owner_frame",
-            "screenshot",
-            "scroll_into_view_if_needed",
-            "wait_for_element_state",
-            "wait_for_selector",
-        }  # fmt: skip
+    "JSHandle": _COMMON_READ | _names("as_element dispose get_properties get_property json_value"),
+    "Keyboard": _COMMON_READ | _names("up"),
+    "Mouse": _COMMON_READ | _names("move up wheel"),
+    "Touchscreen": _COMMON_READ,
+    "BrowserContext": _COMMON_READ
+    | _names(
+        """background_pages browser clear_permissions clock close cookies expect_console_message expect_event
+        expect_page is_closed pages request service_workers set_default_navigation_timeout
+        set_default_timeout storage_state tracing unroute unroute_all wait_for_event"""
     ),
-    "JSHandle": frozenset(
-        _COMMON_READ | {"as_element", "dispose", "get_properties", "get_property", "json_value"}
-    ),
-    "Keyboard": frozenset(_COMMON_READ | {"up"}),
-    "Mouse": frozenset(_COMMON_READ | {"move", "up", "wheel"}),
-    "Touchscreen": frozenset(_COMMON_READ),
-    "BrowserContext": frozenset(
-        _COMMON_READ
-        | {
-            "background_pages",
-            "browser",
-            "clear_permissions",
-            "clock",
-            "close",
-            "cookies",
-            "expect_console_message",
-            "expect_event",
-            "expect_page",
-            "is_closed",
-            "pages",
-            "request",
-            "service_workers",
-            "set_default_navigation_timeout",
-            "set_default_timeout",
-            "storage_state",
-            "tracing",
-            "unroute",
-            "unroute_all",
-            "wait_for_event",
-        }  # fmt: skip
-    ),
-    "Browser": frozenset(
-        _COMMON_READ
-        | {
-            "browser_type",
-            "close",
-            "contexts",
-            "is_connected",
-            "new_context",
-            "start_tracing",
-            "stop_tracing",
-            "version",
-        }  # fmt: skip
-    ),
-    "APIRequestContext": frozenset(_COMMON_READ | {"dispose", "storage_state"}),
-    "Clock": frozenset(
-        _COMMON_READ
-        | {
-            "fast_forward",
-            "install",
-            "pause_at",
-            "resume",
-            "run_for",
-            "set_fixed_time",
-            "set_system_time",
-        }
-    ),  # fmt: skip
+    "Browser": _COMMON_READ
+    | _names("browser_type close contexts is_connected new_context start_tracing stop_tracing version"),
+    "APIRequestContext": _COMMON_READ | _names("dispose storage_state"),
+    "Clock": _COMMON_READ
+    | _names("fast_forward install pause_at resume run_for set_fixed_time set_system_time"),
 }
 
 

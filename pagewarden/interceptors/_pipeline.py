@@ -151,7 +151,7 @@ def _observe(
         url = page.url
         try:
             tabs = tuple(p.url for p in page.context.pages)
-        except Exception:  # noqa: BLE001 - a closed context has no tabs to list
+        except Exception:
             tabs = ()
     needle = needle_for(action.kind, action.value) if action.kind in _NEEDS_SOURCES else None
     ugc = shared.ugc_selectors
@@ -188,7 +188,7 @@ def _observe(
                 sources = yield from value_sources(page, needle, ugc_selectors=ugc)
             except FactsUnavailable:
                 raise
-            except Exception as exc:  # noqa: BLE001 - mid-navigation pages have no text to search
+            except Exception as exc:
                 notes.append(f"page text unavailable: {type(exc).__name__}")
         if spec.drop is not None:
             drop_arg = _arg(args, kwargs, spec.drop, 1 if spec.target == "selector" else 0)
@@ -260,7 +260,7 @@ def guarded_action(
             if unreadable and spec.target != "none"
             else guard.evaluate(step)
         )
-    except Exception as exc:  # noqa: BLE001 - never crash the agent; fail closed
+    except Exception as exc:
         verdict = _fail_closed(step, f"guard error: {type(exc).__name__}: {exc}", guard.mode)
     timings = {"observe": round((observed - started) * 1000, 3), **verdict.timings_ms}
     verdict = replace(verdict, timings_ms=timings)
@@ -275,7 +275,7 @@ def guarded_action(
         try:
             yield Call(page.screenshot, (), {"path": str(path)})
             screenshot = path.name
-        except Exception as exc:  # noqa: BLE001 - a failed screenshot must not stop the step
+        except Exception as exc:
             guard.log.warning("screenshot_failed", error=str(exc))
     if not verdict.allowed:
         guard.commit(step, verdict, ran=False, screenshot=screenshot)
@@ -305,7 +305,7 @@ async def drive_async(pipeline: Pipeline) -> Any:
             value = call.fn(*call.args, **call.kwargs)
             if inspect.isawaitable(value):
                 value = await value
-        except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
+        except BaseException as exc:
             error, value = exc, None
 
 
@@ -315,7 +315,7 @@ def _run_coroutine_in_thread(awaitable: Any) -> Any:
     def target() -> None:
         try:
             result["value"] = asyncio.run(awaitable)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+        except BaseException as exc:
             result["error"] = exc
 
     thread = threading.Thread(target=target, name="pagewarden-await", daemon=True)
@@ -344,5 +344,5 @@ def drive_sync(pipeline: Pipeline) -> Any:
             value = call.fn(*call.args, **call.kwargs)
             if inspect.isawaitable(value):
                 value = _run_coroutine_in_thread(value)
-        except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
+        except BaseException as exc:
             error, value = exc, None

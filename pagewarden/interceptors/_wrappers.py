@@ -10,6 +10,7 @@ stand-ins report the wrapped object's class, so `isinstance(page, Page)` and Pla
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import weakref
 from collections.abc import Callable
@@ -71,7 +72,7 @@ class SharedState:
             return False
         try:
             answer = approver(verdict, step)
-        except Exception as exc:  # noqa: BLE001 - a broken approver means "not approved"
+        except Exception as exc:
             self.guard.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
             return False
         if inspect.isawaitable(answer):
@@ -81,7 +82,7 @@ class SharedState:
     async def _await_answer(self, answer: Any) -> bool:
         try:
             return (await answer) is True
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.guard.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
             return False
 
@@ -155,10 +156,8 @@ class SharedState:
                 )
 
         wrapped.__name__ = getattr(handler, "__name__", "handler")
-        try:
+        with contextlib.suppress(TypeError):  # unhashable: no memo, remove_listener cannot match it
             self._handlers[handler] = wrapped
-        except TypeError:  # unhashable callable: no memo, remove_listener cannot match it
-            pass
         return wrapped
 
 
@@ -181,7 +180,7 @@ class Guarded:
         object.__setattr__(self, "_pw_parent", parent)
 
     @property  # type: ignore[misc]
-    def __class__(self) -> type:  # noqa: D105 - isinstance(stand_in, Page) stays true
+    def __class__(self) -> type:
         return type(self._pw_obj)
 
     def __getattr__(self, name: str) -> Any:

@@ -26,9 +26,9 @@ __all__ = [
     "Call",
     "FactsUnavailable",
     "Gather",
-    "facts_of_handle",
     "facts_at_point",
     "facts_of_focused",
+    "facts_of_handle",
     "facts_of_locator",
     "needle_for",
     "value_sources",
@@ -62,36 +62,17 @@ def _locator_js() -> str:
 
 @cache
 def _point_js() -> str:
-    return _wrap_js(
-        "let el = document.elementFromPoint(opts.x, opts.y);"
-        "while (el && el.shadowRoot && el.shadowRoot.elementFromPoint) {"
-        "  const inner = el.shadowRoot.elementFromPoint(opts.x, opts.y); if (!inner || inner === el) break; el = inner; }"
-        "return {count: el ? 1 : 0, facts: el ? __pwFacts(el, opts) : null,"
-        " sources: opts.needle ? __pwSources(opts.needle, opts) : []};",
-        "opts",
-    )
+    return _wrap_js("return __pwAtPoint(opts);", "opts")
 
 
 @cache
 def _focused_js() -> str:
-    return _wrap_js(
-        "let el = document.activeElement;"
-        "while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;"
-        "try { while (el && el.tagName === 'IFRAME' && el.contentDocument && el.contentDocument.activeElement)"
-        "  el = el.contentDocument.activeElement; } catch (e) {}"
-        "if (el === document.body || el === document.documentElement) el = null;"
-        "return {count: el ? 1 : 0, facts: el ? __pwFacts(el, opts) : null,"
-        " sources: opts.needle ? __pwSources(opts.needle, opts) : []};",
-        "opts",
-    )
+    return _wrap_js("return __pwFocused(opts);", "opts")
 
 
 @cache
 def _handle_js() -> str:
-    return _wrap_js(
-        "return {count: 1, facts: __pwFacts(el, opts), sources: opts.needle ? __pwSources(opts.needle, opts) : []};",
-        "el, opts",
-    )
+    return _wrap_js("return __pwResult(el, opts);", "el, opts")
 
 
 @cache

@@ -293,3 +293,30 @@ function __pwSources(needle, opts) {
   }
   return out;
 }
+
+function __pwResult(el, opts) {
+  return {count: el ? 1 : 0, facts: el ? __pwFacts(el, opts) : null,
+          sources: opts.needle ? __pwSources(opts.needle, opts) : []};
+}
+
+function __pwAtPoint(opts) {
+  let el = document.elementFromPoint(opts.x, opts.y);
+  while (el && el.shadowRoot && el.shadowRoot.elementFromPoint) {
+    const inner = el.shadowRoot.elementFromPoint(opts.x, opts.y);
+    if (!inner || inner === el) break;
+    el = inner;
+  }
+  return __pwResult(el, opts);
+}
+
+function __pwFocused(opts) {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  try {
+    while (el && el.tagName === "IFRAME" && el.contentDocument && el.contentDocument.activeElement) {
+      el = el.contentDocument.activeElement;
+    }
+  } catch (e) { /* cross-origin frame: stop at the iframe */ }
+  if (el === document.body || el === document.documentElement) el = null;
+  return __pwResult(el, opts);
+}
