@@ -56,6 +56,7 @@ _SELF = {
     "drop": ActionSpec("drop", value=(0, "payload")),
     "evaluate": ActionSpec("evaluate", target="none", value=(0, "expression")),
     "evaluate_all": ActionSpec("evaluate", target="none", value=(0, "expression")),
+    "wait_for_function": ActionSpec("evaluate", target="none", value=(0, "expression")),
     "evaluate_handle": ActionSpec("evaluate", target="none", value=(0, "expression")),
     "eval_on_selector": ActionSpec("evaluate", target="none", value=(1, "expression")),
     "eval_on_selector_all": ActionSpec("evaluate", target="none", value=(1, "expression")),
@@ -156,8 +157,20 @@ ACTIONS: dict[str, dict[str, ActionSpec]] = {
     "Browser": {
         "new_page": ActionSpec("new_page", target="none"),
         "new_browser_cdp_session": ActionSpec("cdp", target="none"),
+        "bind": ActionSpec("cdp", target="none", value=(0, "title")),
     },
-    "APIRequestContext": _REQUEST,
+    "APIRequestContext": {
+        **_REQUEST,
+        "add_cookies": ActionSpec("network_config", target="none"),
+        "clear_cookies": ActionSpec("network_config", target="none"),
+    },
+    "WebMCP": {"call_tool": ActionSpec("call_tool", target="none", value=(0, "name"))},
+    "Credentials": {
+        "create": ActionSpec("network_config", target="none"),
+        "delete": ActionSpec("network_config", target="none"),
+        "install": ActionSpec("network_config", target="none"),
+    },
+    "Debugger": {},
     "FrameLocator": {},
     "Clock": {},
 }
@@ -190,14 +203,14 @@ READ_ONLY: dict[str, frozenset[str]] = {
         set_default_navigation_timeout set_default_timeout set_viewport_size title touchscreen unroute
         unroute_all url video viewport_size wait_for_event wait_for_load_state wait_for_selector
         wait_for_timeout wait_for_url workers add_locator_handler local_storage session_storage
-        cancel_pick_locator pick_locator screencast"""
+        cancel_pick_locator pick_locator screencast webmcp"""
     ),
     "Frame": _COMMON_READ
     | _GET_BY
     | _STATE
     | _names(
         """child_frames content expect_navigation frame_element frame_locator is_detached locator name page
-        parent_frame title url wait_for_load_state wait_for_selector wait_for_timeout wait_for_url"""
+        parent_frame title url wait_for_load_state wait_for_selector wait_for_timeout wait_for_url webmcp"""
     ),
     "Locator": _COMMON_READ
     | _GET_BY
@@ -222,11 +235,16 @@ READ_ONLY: dict[str, frozenset[str]] = {
     | _names(
         """background_pages browser clear_permissions clock close cookies expect_console_message expect_event
         expect_page is_closed pages request service_workers set_default_navigation_timeout
-        set_default_timeout storage_state tracing unroute unroute_all wait_for_event"""
+        set_default_timeout storage_state tracing unroute unroute_all wait_for_event credentials debugger"""
     ),
     "Browser": _COMMON_READ
-    | _names("browser_type close contexts is_connected new_context start_tracing stop_tracing version"),
-    "APIRequestContext": _COMMON_READ | _names("dispose storage_state"),
+    | _names(
+        "browser_type close contexts is_connected new_context start_tracing stop_tracing version unbind"
+    ),
+    "APIRequestContext": _COMMON_READ | _names("dispose storage_state cookies tracing"),
+    "WebMCP": _COMMON_READ | _names("tools"),
+    "Credentials": _COMMON_READ | _names("get"),
+    "Debugger": _COMMON_READ | _names("next paused_details request_pause resume run_to"),
     "Clock": _COMMON_READ
     | _names("fast_forward install pause_at resume run_for set_fixed_time set_system_time"),
 }

@@ -24,6 +24,8 @@ __all__ = [
     "InstructionProvenanceRule",
     "Rule",
     "SensitiveDataRule",
+    "SequenceRule",
+    "SequenceStep",
     "UrlAllowRule",
     "UrlDenyRule",
     "parse_rule",
@@ -69,6 +71,8 @@ ACTION_KINDS: frozenset[str] = frozenset(
         "cdp",
         "unclassified",
         "send_msg_to_user",
+        "call_tool",
+        "finish",  # the agent declares the task done (its final answer), for guard.check users
     }
 )
 
@@ -86,6 +90,24 @@ def _as_list(value: Any) -> Any:
 
 
 StrList = Annotated[list[str], BeforeValidator(_as_list)]
+
+
+def _check_selectors(value: list[str]) -> list[str]:
+    """Selectors must compile (simple CSS or XPath, see rules/_matching.py)."""
+    from pagewarden.policies.rules._matching import SelectorError, compile_selector
+
+    for item in value:
+        try:
+            compile_selector(item)
+        except SelectorError as exc:
+            raise ValueError(f"selector {item!r}: {exc}") from None
+    return value
+
+
+def _check_terms(value: list[str]) -> list[str]:
+    if any(not item.strip() for item in value):
+        raise ValueError("terms must not be empty strings")
+    return value
 
 
 class _RuleBase(BaseModel):
@@ -137,16 +159,34 @@ def _check_actions(value: list[str]) -> list[str]:
 
 
 class ConsentRule(_RuleBase):
-    """Actions on matching elements need approval or a prior message to the user."""
+    """Actions on matching elements need approval or a prior message to the user.
+
+    `match` (text terms) and `selectors` pick the elements; with neither, every action of
+    `actions` is covered. A message to the user sent earlier that names one of
+    `message_terms` (default: the `match` terms) counts as consent; with no terms at all
+    only an approver can consent.
+    """
 
     kind: ClassVar[str] = "consent"
     match: StrList = Field(default_factory=list)
+    selectors: StrList = Field(default_factory=list)
     actions: StrList = Field(default_factory=lambda: ["click"], min_length=1)
+    message_terms: StrList = Field(default_factory=list)
 
     @field_validator("actions")
     @classmethod
     def _actions(cls, value: list[str]) -> list[str]:
         return _check_actions(value)
+
+    @field_validator("match", "message_terms")
+    @classmethod
+    def _terms(cls, value: list[str]) -> list[str]:
+        return _check_terms(value)
+
+    @field_validator("selectors")
+    @classmethod
+    def _selectors(cls, value: list[str]) -> list[str]:
+        return _check_selectors(value)
 
 
 class SensitiveDataRule(_RuleBase):
@@ -156,6 +196,8 @@ class SensitiveDataRule(_RuleBase):
     values: StrList = Field(default_factory=list)
     patterns: StrList = Field(default_factory=list)
     allow_domains: StrList = Field(default_factory=list)
+    #: whether the data may be shown to the user (send_msg_to_user, the final answer)
+    allow_user: bool = True
 
     @field_validator("values")
     @classmethod
@@ -188,7 +230,11 @@ class SensitiveDataRule(_RuleBase):
 
 
 class InputAllowRule(_RuleBase):
-    """Only these values may be filled (into fields matching `field`, or any field)."""
+    """Only these values may be filled (into fields matching `field`, or any field).
+
+    Compared exactly after trimming and lower-casing; fill, type, select_option and
+    printable key presses count as input.
+    """
 
     kind: ClassVar[str] = "input_allow"
     field: str | None = None
@@ -196,12 +242,24 @@ class InputAllowRule(_RuleBase):
 
 
 class ActionBudgetRule(_RuleBase):
-    """At most `max` actions of a kind (optionally on a matching target) per session."""
+    """At most `max` actions of a kind (optionally on a target matching `match` or
+    `selectors`) per session; the action that would exceed it is the violation."""
 
     kind: ClassVar[str] = "action_budget"
     action: str
     match: StrList = Field(default_factory=list)
+    selectors: StrList = Field(default_factory=list)
     max: int = Field(ge=0)
+
+    @field_validator("match")
+    @classmethod
+    def _terms(cls, value: list[str]) -> list[str]:
+        return _check_terms(value)
+
+    @field_validator("selectors")
+    @classmethod
+    def _selectors(cls, value: list[str]) -> list[str]:
+        return _check_selectors(value)
 
     @field_validator("action")
     @classmethod
@@ -211,16 +269,78 @@ class ActionBudgetRule(_RuleBase):
 
 
 class ForbidElementRule(_RuleBase):
-    """An action kind on elements whose text matches is forbidden."""
+    """An action kind on elements whose text matches (`match`) or that a selector picks
+    (`selectors`) is forbidden; with `check_value`, so is typing or selecting text that
+    contains one of the `match` terms."""
 
     kind: ClassVar[str] = "forbid_element"
-    match: StrList = Field(min_length=1)
+    match: StrList = Field(default_factory=list)
+    selectors: StrList = Field(default_factory=list)
     actions: StrList = Field(default_factory=lambda: ["click"], min_length=1)
+    check_value: bool = False
 
     @field_validator("actions")
     @classmethod
     def _actions(cls, value: list[str]) -> list[str]:
         return _check_actions(value)
+
+    @field_validator("match")
+    @classmethod
+    def _terms(cls, value: list[str]) -> list[str]:
+        return _check_terms(value)
+
+    @field_validator("selectors")
+    @classmethod
+    def _selectors(cls, value: list[str]) -> list[str]:
+        return _check_selectors(value)
+
+    @model_validator(mode="after")
+    def _something_to_match(self) -> ForbidElementRule:
+        if not self.match and not self.selectors:
+            raise ValueError("forbid_element needs 'match' terms or 'selectors'")
+        if self.check_value and not self.match:
+            raise ValueError("check_value needs 'match' terms to look for in the typed text")
+        return self
+
+
+class SequenceStep(BaseModel):
+    """One step of a required sequence: an action kind on an element picked by text or selector."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    action: str
+    match: StrList = Field(default_factory=list)
+    selector: str | None = None
+
+    @field_validator("action")
+    @classmethod
+    def _action(cls, value: str) -> str:
+        _check_actions([value])
+        return value
+
+    @field_validator("match")
+    @classmethod
+    def _terms(cls, value: list[str]) -> list[str]:
+        return _check_terms(value)
+
+    @field_validator("selector")
+    @classmethod
+    def _selector(cls, value: str | None) -> str | None:
+        if value is not None:
+            _check_selectors([value])
+        return value
+
+
+class SequenceRule(_RuleBase):
+    """Steps that must happen in this order (`contiguous`: with nothing in between).
+
+    Preventive in two places: the last step may only run when the earlier ones have run
+    in order, and the task may not be finished (a `finish` action) before the whole
+    sequence has happened.
+    """
+
+    kind: ClassVar[str] = "sequence"
+    steps: list[SequenceStep] = Field(min_length=1)
+    contiguous: bool = False
 
 
 class InstructionProvenanceRule(_RuleBase):
@@ -243,6 +363,7 @@ Rule = (
     | InputAllowRule
     | ActionBudgetRule
     | ForbidElementRule
+    | SequenceRule
     | InstructionProvenanceRule
 )
 
@@ -258,6 +379,7 @@ _RULE_MODELS: dict[str, type[_RuleBase]] = {
         InputAllowRule,
         ActionBudgetRule,
         ForbidElementRule,
+        SequenceRule,
         InstructionProvenanceRule,
     )
 }
