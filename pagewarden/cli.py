@@ -13,8 +13,8 @@ from rich.table import Table
 from pagewarden._version import __version__
 from pagewarden.policies import PolicyError, PolicySet, baseline_policies
 
-console = Console()
-err_console = Console(stderr=True)
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -117,6 +117,42 @@ def check_step(step_file: Path, policy_file: Path | None, goal: str | None, no_b
     click.echo(json.dumps(verdict.to_dict(), indent=2, ensure_ascii=False))
     codes = {Decision.ALLOW: 0, Decision.BLOCK: 10, Decision.ASK: 11, Decision.REVISE: 12}
     sys.exit(codes[verdict.decision])
+
+
+# -- demo (the main job) ---------------------------------------------------------------------
+@main.command("demo")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("pagewarden-out") / "demo",
+    show_default=True,
+    help="Where report.html, results.json, traces and screenshots go.",
+)
+@click.option("--headed", is_flag=True, help="Show the browser while the agents work.")
+@click.option(
+    "--unguarded",
+    is_flag=True,
+    help="Run the naive agent on raw pages to show that the attacks work (report in OUT/unguarded).",
+)
+@click.option("--scenario", "scenarios", multiple=True, help="Run only this scenario (repeatable).")
+def demo(out_dir: Path, headed: bool, unguarded: bool, scenarios: tuple[str, ...]) -> None:
+    """Run scripted agents on a local tracker and forum with planted prompt injections.
+
+    Guarded (the default), every action goes through the embedded default guard (no policy
+    file, no LLM, no network): exit 0 when every planted attack is stopped and every benign
+    action runs with its effect, 1 otherwise. With --unguarded, exit 0 when every attack
+    works on a raw page.
+    """
+    from pagewarden.demo.runner import run_demo
+
+    try:
+        result = run_demo(
+            out_dir, guarded=not unguarded, headed=headed, scenario_ids=scenarios, console=console
+        )
+    except KeyError as exc:
+        raise click.UsageError(str(exc.args[0])) from None
+    sys.exit(result.exit_code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,5 @@
+"""`python -m pagewarden` runs the command line."""
+
+from pagewarden.cli import main
+
+main()

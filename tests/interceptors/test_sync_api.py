@@ -1,0 +1,103 @@
+"""The sync facade: the same guard over Playwright's sync API (one shared implementation)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from pagewarden._browser import chromium_launch_options
+from pagewarden.interceptors import Guarded
+from pagewarden.sync_api import ActionBlocked, ApprovalRequired, Guard
+from pagewarden.testing import LocalSite
+
+from .test_actions import DANGER
+
+
+@pytest.fixture(scope="module")
+def sync_browser(site: LocalSite) -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(**chromium_launch_options(host_map={"*.test": site.port}))
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def sync_page(sync_browser: Browser) -> Iterator[Page]:
+    context = sync_browser.new_context()
+    yield context.new_page()
+    context.close()
+
+
+def _events(page: Any) -> list[str]:
+    return page.unwrap().evaluate("window.events")
+
+
+def test_sync_actions_are_checked_and_run_when_allowed(sync_page: Page) -> None:
+    guard = Guard(DANGER)
+    page = guard.wrap(sync_page)
+    assert isinstance(page, Page) and isinstance(page, Guarded)
+    page.goto("http://app.test/actions.html")
+    with pytest.raises(ApprovalRequired):
+        page.get_by_role("button", name="Danger button").click()
+    with pytest.raises(ApprovalRequired):
+        page.get_by_label("Danger text").fill("nope")
+    page.locator("#safe").click()
+    page.fill("#stext", "fine")
+    assert _events(page) == ["safe-click", "safe-input:fine"]
+    assert page.locator("#stext").input_value() == "fine"
+
+
+def test_sync_keyboard_mouse_and_frames(sync_page: Page) -> None:
+    page = Guard(DANGER).wrap(sync_page)
+    page.goto("http://app.test/actions.html")
+    box = sync_page.locator("#danger").bounding_box()
+    assert box is not None
+    with pytest.raises(ApprovalRequired):
+        page.mouse.click(box["x"] + 5, box["y"] + 5)
+    sync_page.focus("#dtext")
+    with pytest.raises(ApprovalRequired):
+        page.keyboard.type("abc")
+    with pytest.raises(ApprovalRequired):
+        page.frame_locator("#frame").locator("#fbutton").click()
+    assert _events(page) == []
+
+
+def test_sync_popup_is_guarded(sync_page: Page) -> None:
+    page = Guard(DANGER).wrap(sync_page)
+    page.goto("http://app.test/actions.html")
+    with page.expect_popup() as info:
+        page.click("#popup")
+    popup = info.value
+    assert isinstance(popup, Guarded)
+    popup.wait_for_load_state()
+    with pytest.raises(ApprovalRequired):
+        popup.click("#pbutton")
+    assert popup.title() == "Plain"
+
+
+def test_sync_approvers_sync_and_async(sync_page: Page) -> None:
+    async def async_approver(verdict: Any, step: Any) -> bool:
+        return step.action.kind == "click"
+
+    page = Guard(DANGER, approver=async_approver).wrap(sync_page)
+    page.goto("http://app.test/actions.html")
+    page.click("#danger")
+    with pytest.raises(ApprovalRequired):
+        page.fill("#dtext", "x")
+    events = _events(page)
+    assert "click" in events and not any(e.startswith("input:") for e in events)
+
+
+def test_sync_injection_is_blocked(sync_page: Page, tmp_path: Path) -> None:
+    guard = Guard(goal="Open the plain page.", trace=tmp_path / "t.jsonl")
+    page = guard.wrap(sync_page)
+    page.goto("http://app.test/injection.html")
+    with pytest.raises(ActionBlocked) as caught:
+        page.get_by_role("link", name="this link").click()
+    assert caught.value.verdict.violated_policy_ids == ["PW-INJECTION"]
+    assert page.url == "http://app.test/injection.html"
+    assert (tmp_path / "t.jsonl").read_text().count('"decision":"block"') == 1
