@@ -22,6 +22,23 @@ function clip(text, n) {
   return text.length > n ? text.slice(0, n - 1) + "…" : text;
 }
 
+function textOf(node, limit) {
+  // Text of a subtree, hidden text included, text nodes joined by spaces (not glued words).
+  const parts = [];
+  let size = 0;
+  const doc = node.ownerDocument || document;
+  const walker = doc.createTreeWalker(node, NodeFilter.SHOW_TEXT, {
+    acceptNode: (t) => (t.parentElement && /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(t.parentElement.tagName))
+      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+  });
+  let t;
+  while ((t = walker.nextNode()) && size < limit) {
+    const value = t.nodeValue.trim();
+    if (value) { parts.push(value); size += value.length + 1; }
+  }
+  return parts.join(" ");
+}
+
 function parentOf(node) {
   if (node.parentElement) return node.parentElement;
   const root = node.getRootNode && node.getRootNode();
@@ -158,14 +175,18 @@ function formFacts(el, submitter) {
 function neighbourhood(el, ugc, dialog) {
   let node = ugc || dialog;
   if (!node) {
+    // Climb to the nearest container with some text, but not to one so large that it is
+    // the whole page rather than the element's neighbourhood.
     node = el;
     for (let i = 0; i < 6 && parentOf(node); i++) {
-      node = parentOf(node);
+      const up = parentOf(node);
+      if (up.nodeType !== 1 || /^(BODY|HTML|MAIN)$/.test(up.tagName) || (up.textContent || "").length > 1500) break;
+      node = up;
       if ((node.textContent || "").length > 160 || /^(P|LI|TD|SECTION|ARTICLE|FORM|ASIDE|HEADER|FOOTER)$/.test(node.tagName)) break;
     }
   }
-  // textContent includes hidden text on purpose: injections hide there.
-  let text = node.textContent || "";
+  // Hidden text is included on purpose: injections hide there.
+  let text = textOf(node, MAX_CONTEXT * 2);
   const extras = [];
   for (const child of node.querySelectorAll("[aria-label],[title],[alt],[aria-description]")) {
     extras.push(ariaText(child));
@@ -183,7 +204,8 @@ function attrsOf(el) {
     out[a.name] = a.value.slice(0, 300);
   }
   if (["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)) {
-    if (el.type !== "password") out["value"] = String(el.value || "").slice(0, 300);
+    if (el.type === "password") delete out["value"];
+    else out["value"] = String(el.value || "").slice(0, 300);
   }
   return out;
 }
@@ -204,15 +226,18 @@ function __pwFacts(el, opts) {
     }
   }
   const link = closestAcross(el, "a[href], area[href]");
-  const submitter = submitterOf(el) ? el : null;
+  const submitter = submitterOf(el) && (el.form || closestAcross(el, "form")) ? el : null;
   const tag = el.tagName.toLowerCase();
   const inner = el.innerText !== undefined ? el.innerText : el.textContent;
-  const full = el.textContent || "";
+  const full = textOf(el, MAX_TEXT * 2);
   const visibleText = clip(inner, MAX_TEXT);
   const fullText = clip(full, MAX_TEXT);
   const reason = hiddenReason(el);
   let region = null;
-  for (const [name, sel] of LANDMARKS) { if (closestAcross(el, sel)) { region = name; break; } }
+  for (let node = el; node && !region; node = parentOf(node)) {
+    if (node.nodeType !== 1) continue;
+    for (const [name, sel] of LANDMARKS) { if (node.matches(sel)) { region = name; break; } }
+  }
   const type = tag === "input" ? (el.getAttribute("type") || "text").toLowerCase() : (tag === "textarea" ? "textarea" : null);
   const aria = ariaText(el);
   const name = clip(labelText(el) || el.getAttribute("aria-label") || el.getAttribute("alt") ||
@@ -278,7 +303,7 @@ function __pwSources(needle, opts) {
     const at = text.toLowerCase().indexOf(lower);
     if (at < 0) continue;
     const block = closestAcross(node.parentElement, UGC_SELECTORS.join(", ") + ", " + DIALOG_SELECTOR + ", p, li, div") || node.parentElement;
-    push(node, block.textContent || text, "text");
+    push(node, textOf(block, 900) || text, "text");
   }
   for (const a of doc.querySelectorAll("a[href], area[href], form[action], [aria-label], [title]")) {
     if (out.length >= 6) break;
@@ -286,7 +311,7 @@ function __pwSources(needle, opts) {
     const label = (a.getAttribute("aria-label") || "") + " " + (a.getAttribute("title") || "");
     if (href && href.toLowerCase().indexOf(lower) >= 0) {
       const block = closestAcross(a, UGC_SELECTORS.join(", ") + ", " + DIALOG_SELECTOR + ", p, li") || a;
-      push(a, (block.textContent || "") + " " + href, "href");
+      push(a, textOf(block, 900) + " " + href, "href");
     } else if (label.toLowerCase().indexOf(lower) >= 0) {
       push(a, label, "attribute");
     }

@@ -27,45 +27,64 @@ __all__ = [
 INSTRUCTION_THRESHOLD = 0.8
 
 _AI = r"(?:ai|a\.i\.|llm|language\s+model|assistant|agent|bot|chat\s*bot|gpt|model|copilot)s?"
+_VERBS = (
+    r"(?:go|click|visit|navigate|open|follow|type|enter|paste|send|copy|submit|create|add|upload|download|run"
+    r"|execute|log\s*in|sign\s*in|post|reply|write|delete|remove|grant|invite|transfer|share)"
+)
+#: (family, weight, patterns). Families of weight 1.0 are "strong": one alone is enough.
 _FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
     (
         "override",
         1.0,
         (
-            r"\b(?:ignore|disregard|forget|override|skip)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*"
-            r"(?:previous|prior|above|earlier|preceding|former|original|other|existing|user'?s?)\s+"
-            r"(?:instructions?|prompts?|directions?|text|rules|tasks?|goals?|guidelines|messages?)",
+            r"\b(?:ignore|disregard|forget|override|skip|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*"
+            r"(?:\w+\s+)?(?:previous|prior|above|earlier|preceding|former|original|other|existing|user'?s?|your)\s+"
+            r"(?:\w+\s+)?(?:instructions?|prompts?|directions?|rules|tasks?|goals?|guidelines|messages?|text)",
             r"\bignore\s+(?:all\s+)?(?:the\s+)?text\s+(?:below|above)",
             r"\bstop\s+processing\b",
             r"\bfocus\s+on\s+the\s+objective\b",
             r"\bnew\s+(?:system\s+)?instructions?\s*:",
-            r"\bsystem\s+(?:prompt|override|message)\b",
+            r"\bsystem\s+(?:prompt|override)\b",
             r"\byou\s+are\s+now\s+(?:a|an|in)\b",
-            r"\b(?:developer|admin|debug|god)\s+mode\b",
-            r"#?objective\s*[:\-]",
+            r"#objective[:\-]",
+            r"\bobjective\s*:\s*(?:you|ignore|go|click|open|visit)\b",
         ),
     ),
     (
         "address_ai",
         1.0,
         (
-            rf"\b(?:attention|note|message|instructions?|notice|important)\s+(?:to|for)\s+(?:the\s+|all\s+|any\s+)?{_AI}\b",
+            rf"\b(?:attention|note|message|instructions?|notice|important|reminder)\s+(?:to|for)\s+(?:the\s+|all\s+|any\s+)?"
+            rf"(?:automated\s+|autonomous\s+)?{_AI}\b",
             rf"\b(?:dear|hey|hello|hi)\s+(?:the\s+)?{_AI}\b",
-            rf"\bif\s+you\s+are\s+(?:an?\s+)?(?:automated\s+)?{_AI}\b",
+            rf"\bif\s+you\s+are\s+(?:an?\s+)?(?:automated\s+|autonomous\s+)?{_AI}\b",
             r"\b(?:ai|llm|automated|autonomous|browsing|web)\s+agents?\s*[:,]",
-            r"\b(?:assistant|agent)\s*:\s",
         ),
     ),
     (
         "hijack",
         1.0,
         (
-            r"\b(?:in\s+order\s+to|to)\s+(?:complete|finish|accomplish|fulfil+|continue)\s+(?:your|the|this)\s+(?:task|request|objective|goal)",
+            r"\b(?:in\s+order\s+to|to)\s+(?:complete|finish|accomplish|fulfil+|continue)\s+(?:your|the|this)\s+"
+            r"(?:task|request|objective|goal)",
             r"\brequired\s+to\s+complete\s+(?:your|the)\s+task",
             r"\b(?:functionality|page|feature|button|form|content)\s+has\s+(?:been\s+)?moved\b",
-            r"\byou\s+(?:must|have\s+to|need\s+to|are\s+required\s+to)\s+(?:first\s+|now\s+|immediately\s+)?"
-            r"(?:go|click|visit|navigate|open|follow|type|enter|paste|send|copy|submit|create|add|upload|download|run|execute|log\s*in|sign\s*in)\b",
+            rf"\byou\s+(?:must|have\s+to|need\s+to|are\s+required\s+to)\s+(?:first\s+|now\s+|immediately\s+)?{_VERBS}\b",
             r"\bbefore\s+(?:doing\s+anything\s+else|you\s+(?:do\s+anything|continue|proceed)|proceeding)\b",
+        ),
+    ),
+    (
+        "mention_ai",
+        0.5,
+        (r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\b", r"\b(?:assistant|agent)\s*:\s"),
+    ),
+    (
+        "dictation",
+        0.6,
+        (
+            r"\b(?:post|type|write|reply|comment|enter|paste|send)\s+(?:exactly\s+|only\s+)?(?:this|the\s+following)\s+"
+            r"(?:text|message|comment|words?|reply|answer)\b",
+            r"\b(?:reply|respond|answer)\s+(?:only\s+)?with\s+(?:exactly\s+)?['\"“]",
         ),
     ),
     (
@@ -81,16 +100,25 @@ _FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
         "act_on_link",
         0.4,
         (
-            r"\b(?:click|visit|go\s+to|navigate\s+to|open|follow|tap)\s+(?:on\s+)?(?:this|the\s+following|that|the\s+link|here)\b",
+            r"\b(?:click|visit|go\s+to|navigate\s+to|open|follow|tap)\s+(?:on\s+)?"
+            r"(?:this|the\s+following|that|the\s+link|here)\b",
+        ),
+    ),
+    (
+        "obligation",
+        0.3,
+        (
             r"\b(?:you|the\s+user)\s+(?:must|should|need\s+to|have\s+to)\b",
+            r"\bmust\s+(?:post|type|enter|write|reply|comment|send|paste|click|open|visit)\b",
         ),
     ),
     (
         "credentials",
         0.6,
         (
-            r"\b(?:enter|type|provide|paste|submit|send|share|confirm|verify|re-?enter|input)\s+(?:your\s+|the\s+|an?\s+|admin\s+)*"
-            r"(?:password|passcode|credentials?|(?:access\s+|deploy\s+|api\s+|auth\s+|personal\s+)?tokens?|api\s+keys?|ssh\s+keys?|"
+            r"\b(?:enter|type|provide|paste|submit|send|share|confirm|verify|re-?enter|input)\s+"
+            r"(?:your\s+|the\s+|an?\s+|admin\s+)*(?:password|passcode|credentials?|"
+            r"(?:access\s+|deploy\s+|api\s+|auth\s+|personal\s+)?tokens?|api\s+keys?|ssh\s+keys?|"
             r"secret|credit\s+card|card\s+number|cvv|login|one[-\s]time\s+code|otp|2fa\s+code)",
             r"\b(?:create|generate|add)\s+(?:a\s+|an\s+|new\s+)*(?:deploy|access|api|personal)\s+(?:token|key)",
         ),
@@ -99,12 +127,14 @@ _FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
         "exfiltrate",
         0.6,
         (
-            r"\b(?:send|post|forward|upload|copy|paste|email|leak|transmit)\s+(?:it|them|this|that|the\s+\w+|your\s+\w+)\s+(?:to|into|at)\b",
+            r"\b(?:send|post|forward|upload|copy|paste|email|leak|transmit)\s+(?:it|them|this|that|the\s+\w+|your\s+\w+)\s+"
+            r"(?:to|into|at)\b",
             r"\binclude\s+(?:it|them|the\s+\w+)\s+in\s+the\s+(?:url|link|address|query)",
             r"\b(?:append|add)\s+(?:it|the\s+\w+)\s+to\s+the\s+(?:url|link)",
         ),
     ),
 )
+_STRONG = frozenset(name for name, weight, _ in _FAMILIES if weight >= 1.0)
 _COMPILED = tuple(
     (name, weight, re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE))
     for name, weight, patterns in _FAMILIES
@@ -129,6 +159,15 @@ class InstructionSignals:
     def instruction_like(self) -> bool:
         """Whether the text reads as instructions aimed at an agent."""
         return self.score >= INSTRUCTION_THRESHOLD
+
+    @property
+    def strong(self) -> bool:
+        """Whether a strong family hit (overriding, addressing an AI, hijacking the task).
+
+        Content the site itself shows must be strong to count; in untrusted regions (user
+        content, hidden text, pop-ups) reaching the threshold is enough.
+        """
+        return bool(set(self.families) & _STRONG)
 
 
 _NONE = InstructionSignals(0.0, (), ())
@@ -176,7 +215,7 @@ _STOPWORDS = frozenset(
     any some
     """.split()  # noqa: SIM905
 )
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9'@._\-]*[a-z0-9]|[a-z0-9]")
+_TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def _stem(token: str) -> str:

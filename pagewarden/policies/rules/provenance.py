@@ -8,6 +8,7 @@ surrounded by instructions aimed at an agent, and is not supported by the user's
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from pagewarden._url import parse_url
@@ -55,6 +56,19 @@ def _element_instructions(el: ElementFacts) -> InstructionSignals:
 def _aria_only(el: ElementFacts) -> bool:
     """An accessible name that says much more than what is rendered."""
     return bool(el.aria_text) and len(el.aria_text) > 40 and len(el.text) < len(el.aria_text) / 3
+
+
+_DISMISS = re.compile(
+    r"^\s*(?:close|dismiss|cancel|no,?\s*thanks|not\s+now|decline|reject(?:\s+all)?|skip|hide|later|[×✕✖x])\s*$",
+    re.IGNORECASE,
+)
+
+
+def _dismisses(el: ElementFacts, ctx: RuleContext) -> bool:
+    """Closing a pop-up or notice: a close-type control that neither navigates nor submits."""
+    if ctx.prediction.navigation is not None or ctx.prediction.submission is not None or el.is_submit:
+        return False
+    return any(_DISMISS.match(text) for text in (el.name, el.text, el.aria_text) if text)
 
 
 def _source_instructions(sources: tuple[TextSource, ...]) -> tuple[InstructionSignals, TextSource | None]:
@@ -123,7 +137,9 @@ class InstructionProvenance(CompiledRule):
                 evidence=evidence,
             )
             return
-        if signals.instruction_like and not supported:
+        untrusted = bool(sources) or bool(el.hidden_text)
+        counts = signals.instruction_like if untrusted else signals.strong
+        if counts and not supported and not _dismisses(el, ctx):
             where = ", ".join(sources) or "the page"
             confidence = 1.0 if (sources or cross_site or follows) else 0.85
             yield self.finding(
@@ -165,7 +181,10 @@ class InstructionProvenance(CompiledRule):
         if len(value.strip()) < _MIN_TYPED or goal_supports_text(goal, value, min_overlap=0.6):
             return
         signals, source = _source_instructions(ctx.step.observation.value_sources)
-        if source is not None and (signals.instruction_like or source.hidden):
+        untrusted_source = source is not None and (source.in_ugc or source.hidden or source.in_dialog)
+        if source is not None and (
+            signals.strong or (untrusted_source and signals.instruction_like) or source.hidden
+        ):
             yield self.finding(
                 "types text that comes from instructions in the page, not from the user's goal",
                 confidence=1.0 if (source.in_ugc or source.hidden or source.in_dialog) else 0.85,
@@ -174,7 +193,12 @@ class InstructionProvenance(CompiledRule):
             )
             return
         field_signals = _element_instructions(el)
-        if field_signals.instruction_like and {"credentials", "exfiltrate"} & set(field_signals.families):
+        field_untrusted = el.in_ugc or el.in_dialog or bool(el.hidden_text) or _aria_only(el)
+        if (field_signals.strong or (field_untrusted and field_signals.instruction_like)) and {
+            "credentials",
+            "exfiltrate",
+            "dictation",
+        } & set(field_signals.families):
             yield self.finding(
                 "types into a field that page text aimed at agents asks to fill "
                 f"({field_signals.phrases[0]!s})",
@@ -197,7 +221,7 @@ class InstructionProvenance(CompiledRule):
         if source is not None:
             evidence["snippet"] = source.snippet[:200]
         untrusted = source is not None and (source.in_ugc or source.hidden or source.in_dialog)
-        if signals.instruction_like:
+        if signals.strong or (untrusted and signals.instruction_like):
             yield self.finding(
                 f"goes to {dest.host or nav.url}, a URL given by instructions in the page "
                 f"({'; '.join(signals.phrases[:2])}), not by the user",
