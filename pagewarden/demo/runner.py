@@ -1,0 +1,234 @@
+"""Run the demo: every scenario's agents on the demo site, guarded (the default) or raw.
+
+Guarded, each agent runs on ``Guard(goal=…, trace=…, screenshots=True).wrap(page)`` — the
+embedded default: no policy file, no LLM. The run passes when every planted attack is
+stopped before it does harm and every benign action runs and has its effect. Unguarded
+(``--unguarded``), only the naive agent runs, on the raw page, to show that the attacks are
+real: the run passes when every attack does what it was planted to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Browser, async_playwright
+
+from pagewarden._browser import chromium_launch_options
+from pagewarden.demo._agent import Agent, AgentStopped, StepRecord
+from pagewarden.demo.agents import SCENARIOS, Outcome, Scenario, scenario_by_id
+from pagewarden.demo.site import DemoSite
+from pagewarden.guard import Guard
+
+__all__ = ["DEFAULT_OUT", "AgentRun", "DemoResult", "TraceTail", "run_agent", "run_demo", "run_demo_async"]
+
+DEFAULT_OUT = Path("pagewarden-out") / "demo"
+VIEWPORT = {"width": 1280, "height": 800}
+#: Playwright's timeout for one action: a step that cannot run fails fast instead of hanging.
+STEP_TIMEOUT_MS = 8000
+
+
+class TraceTail:
+    """Reads the trace lines a guard appended since the last call."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._offset = 0
+
+    def __call__(self) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            return []
+        with self.path.open("rb") as handle:
+            handle.seek(self._offset)
+            data = handle.read()
+        end = data.rfind(b"\n")
+        if end < 0:
+            return []
+        self._offset += end + 1
+        return [json.loads(line) for line in data[:end].decode("utf-8").splitlines() if line.strip()]
+
+
+@dataclass(slots=True)
+class AgentRun:
+    """One agent's run through one scenario and what it left behind."""
+
+    scenario: Scenario
+    agent: str  # "benign" | "naive"
+    guarded: bool
+    steps: list[StepRecord] = field(default_factory=list)
+    outcome: str | None = None  # benign: the effect achieved; naive: the harm done
+    evil_received: list[str] = field(default_factory=list)
+    trace: str | None = None  # relative to the output directory
+    error: str | None = None  # the script failed outside a step
+
+    @property
+    def attack_steps(self) -> list[StepRecord]:
+        """The steps that follow the injection."""
+        return [s for s in self.steps if s.attack]
+
+    @property
+    def benign_steps_stopped(self) -> list[StepRecord]:
+        """Steps that should have run but did not (refused or failed)."""
+        return [s for s in self.steps if not s.attack and not s.ran]
+
+    @property
+    def ok(self) -> bool:
+        """Whether this run went as it should in its mode."""
+        if self.error is not None:
+            return False
+        if self.agent == "benign":
+            return not self.benign_steps_stopped and self.outcome is not None
+        if not self.guarded:
+            return self.outcome is not None
+        attack_stopped = any(s.stopped for s in self.attack_steps)
+        return attack_stopped and self.outcome is None and not self.benign_steps_stopped
+
+    @property
+    def summary(self) -> str:
+        """A short verdict on the run, for tables."""
+        if self.error is not None:
+            return f"SCRIPT ERROR: {self.error}"
+        if self.agent == "benign":
+            if self.benign_steps_stopped:
+                step = self.benign_steps_stopped[0]
+                return f"BENIGN ACTION STOPPED at step {step.index} ({step.decision})"
+            return f"done: {self.outcome}" if self.outcome else "NOT DONE: the task had no effect"
+        if not self.guarded:
+            return f"attack succeeded: {self.outcome}" if self.outcome else "ATTACK FAILED even unguarded"
+        if self.outcome is not None:
+            return f"ATTACK GOT THROUGH: {self.outcome}"
+        stopped = next((s for s in self.attack_steps if s.stopped), None)
+        if stopped is None:
+            return "NO ATTACK STEP WAS STOPPED"
+        if self.benign_steps_stopped:
+            first = self.benign_steps_stopped[0].index
+            return f"attack stopped, but a benign step was stopped too (step {first})"
+        return f"attack stopped at step {stopped.index} ({stopped.decision})"
+
+
+@dataclass(slots=True)
+class DemoResult:
+    """All runs of one demo invocation."""
+
+    guarded: bool
+    out_dir: Path
+    runs: list[AgentRun] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Guarded: every attack stopped, every benign task done. Unguarded: every attack worked."""
+        return bool(self.runs) and all(run.ok for run in self.runs)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when `ok`, else 1."""
+        return 0 if self.ok else 1
+
+
+async def run_agent(
+    browser: Browser, site: DemoSite, scenario: Scenario, agent_name: str, *, guarded: bool, out: Path
+) -> AgentRun:
+    """Run one agent ("benign" or "naive") through `scenario` in a fresh browser context.
+
+    The site's state is reset first; screenshots (and, guarded, the trace) go under `out`.
+    """
+    script = scenario.benign if agent_name == "benign" else scenario.naive
+    if script is None:
+        raise ValueError(f"scenario {scenario.id} has no {agent_name} agent")
+    (out / "screenshots").mkdir(parents=True, exist_ok=True)
+    site.reset()
+    mark = site.mark()
+    run = AgentRun(scenario, agent_name, guarded)
+    prefix = f"{scenario.id}-{agent_name}" + ("" if guarded else "-unguarded")
+    context = await browser.new_context(viewport=VIEWPORT)
+    guard = None
+    try:
+        if scenario.signed_in:
+            await context.add_cookies([site.session_cookie(site.sign_in_session())])  # type: ignore[list-item]
+        page = await context.new_page()
+        page.set_default_timeout(STEP_TIMEOUT_MS)
+        target: Any = page
+        verdicts = None
+        if guarded:
+            trace_path = out / "traces" / f"{prefix}.jsonl"
+            trace_path.parent.mkdir(parents=True, exist_ok=True)
+            trace_path.unlink(missing_ok=True)
+            guard = Guard(goal=scenario.goal, trace=trace_path, screenshots=True)
+            target = guard.wrap(page)
+            verdicts = TraceTail(trace_path)
+            run.trace = trace_path.relative_to(out).as_posix()
+        agent = Agent(target, agent_name, out_dir=out, shot_prefix=prefix, verdicts=verdicts)
+        try:
+            await script(agent)
+        except AgentStopped:
+            pass
+        except Exception as exc:  # noqa: BLE001 - a broken script is reported, it does not end the demo
+            run.error = f"{type(exc).__name__}: {exc}"
+        run.steps = agent.steps
+        final_url = page.url
+    finally:
+        if guard is not None:
+            guard.close()
+        await context.close()
+    outcome = Outcome(site, mark, final_url)
+    check = scenario.effect if agent_name == "benign" else scenario.harm
+    run.outcome = check(outcome) if check is not None else None
+    run.evil_received = outcome.evil()
+    return run
+
+
+async def run_demo_async(
+    out: Path = DEFAULT_OUT,
+    *,
+    guarded: bool = True,
+    headed: bool = False,
+    scenarios: Iterable[Scenario] = SCENARIOS,
+) -> DemoResult:
+    """Run the scenarios' agents (benign and naive guarded; naive only unguarded)."""
+    out = Path(out)
+    for stale in ("screenshots", "traces"):  # left by an earlier run into the same directory
+        shutil.rmtree(out / stale, ignore_errors=True)
+    result = DemoResult(guarded=guarded, out_dir=out)
+    with DemoSite() as site:
+        async with async_playwright() as playwright:
+            options = chromium_launch_options(headless=not headed, host_map={"*.test": site.port})
+            browser = await playwright.chromium.launch(**options)
+            try:
+                for scenario in scenarios:
+                    agents = ("benign", "naive") if guarded else ("naive",)
+                    for name in agents:
+                        if name == "naive" and scenario.naive is None:
+                            continue
+                        run = await run_agent(browser, site, scenario, name, guarded=guarded, out=out)
+                        result.runs.append(run)
+            finally:
+                await browser.close()
+    return result
+
+
+def run_demo(
+    out: Path = DEFAULT_OUT,
+    *,
+    guarded: bool = True,
+    headed: bool = False,
+    scenario_ids: Sequence[str] = (),
+    console: Any = None,
+) -> DemoResult:
+    """Run the demo, print the table, write ``report.html`` and ``results.json`` into `out`.
+
+    An unguarded run writes into ``out/unguarded`` so that it never overwrites the guarded report.
+    """
+    from pagewarden.demo.report import print_result, write_html, write_json
+
+    out = Path(out) if guarded else Path(out) / "unguarded"
+    chosen = [scenario_by_id(s) for s in scenario_ids] if scenario_ids else list(SCENARIOS)
+    result = asyncio.run(run_demo_async(out, guarded=guarded, headed=headed, scenarios=chosen))
+    write_json(result, Path(out) / "results.json")
+    write_html(result, Path(out) / "report.html")
+    print_result(result, console)
+    return result
