@@ -1,5 +1,6 @@
 """pagewarden: a safety guard between browser agents and the browser."""
 
+from pagewarden._launch import launch
 from pagewarden._version import __version__
 from pagewarden.guard import (
     Action,
@@ -13,6 +14,9 @@ from pagewarden.guard import (
     Step,
     Thresholds,
     Verdict,
+    approve_all,
+    deny_all,
+    terminal_approver,
 )
 from pagewarden.observe import ElementFacts, FormFacts, FormField, Observation, TextSource
 from pagewarden.policies import Policy, PolicyError, PolicySet
@@ -43,6 +47,10 @@ __all__ = [
     "Thresholds",
     "Verdict",
     "__version__",
+    "approve_all",
     "configure_logging",
+    "deny_all",
+    "launch",
     "read_trace",
+    "terminal_approver",
 ]

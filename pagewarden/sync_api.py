@@ -8,6 +8,7 @@
 The guarded logic is shared with the async API (one implementation, driven synchronously).
 """
 
+from pagewarden._launch import launch_sync as launch
 from pagewarden.guard import (
     Action,
     ActionBlocked,
@@ -18,6 +19,9 @@ from pagewarden.guard import (
     RevisionRequired,
     Step,
     Verdict,
+    approve_all,
+    deny_all,
+    terminal_approver,
 )
 from pagewarden.interceptors import wrap_page
 from pagewarden.policies import PolicySet
@@ -33,5 +37,9 @@ __all__ = [
     "RevisionRequired",
     "Step",
     "Verdict",
+    "approve_all",
+    "deny_all",
+    "launch",
+    "terminal_approver",
     "wrap_page",
 ]

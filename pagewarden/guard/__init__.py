@@ -1,5 +1,6 @@
 """The guard: steps in, verdicts out, decisions applied."""
 
+from pagewarden.guard._approvers import approve_all, deny_all, terminal_approver
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.guard._guard import Approver, Guard
 from pagewarden.guard._risk import Thresholds
@@ -21,4 +22,7 @@ __all__ = [
     "Step",
     "Thresholds",
     "Verdict",
+    "approve_all",
+    "deny_all",
+    "terminal_approver",
 ]

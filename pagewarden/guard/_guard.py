@@ -72,6 +72,8 @@ class Guard:
         baseline: include the built-in policies (prompt injection, credentials, scripts).
         trace: a path for the JSON-lines trace, or a `TraceWriter`; None for no trace.
         screenshots: with a trace, save a screenshot per guarded step next to it.
+        snapshot: also record the page title and its aria snapshot (``ai`` mode, pruned) with
+            each step. The deterministic tiers do not need it, so it is off by default.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class Guard:
         baseline: bool = True,
         trace: str | Path | TraceWriter | None = None,
         screenshots: bool = False,
+        snapshot: bool = False,
         session_id: str | None = None,
     ) -> None:
         if mode not in ("enforce", "monitor"):
@@ -120,6 +123,7 @@ class Guard:
         else:
             self.trace = TraceWriter(trace, self.secrets) if trace is not None else None
         self.screenshots = screenshots and self.trace is not None
+        self.snapshot = snapshot
 
     # -- configuration ------------------------------------------------------------------
     def add_secret(
@@ -242,7 +246,7 @@ class Guard:
             answer = self.approver(verdict, step)
             if inspect.isawaitable(answer):
                 answer = await answer
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a broken approver means not approved
             self.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
             return False
         return answer is True

@@ -55,6 +55,7 @@ class SessionState:
                 selector=action.selector,
                 url=step.observation.url,
                 value=None if target is not None and target.input_type == "password" else action.value,
+                target=target,
             )
         )
         if target is not None and target.input_type == "password" and action.value:

@@ -31,6 +31,7 @@ from pagewarden.observe._gather import (
     needle_for,
     value_sources,
 )
+from pagewarden.observe._prune import prune_snapshot
 
 if TYPE_CHECKING:
     from pagewarden.interceptors._wrappers import Guarded, SharedState
@@ -151,7 +152,7 @@ def _observe(
         url = page.url
         try:
             tabs = tuple(p.url for p in page.context.pages)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a closed context has no tabs to list
             tabs = ()
     needle = needle_for(action.kind, action.value) if action.kind in _NEEDS_SOURCES else None
     ugc = shared.ugc_selectors
@@ -188,7 +189,7 @@ def _observe(
                 sources = yield from value_sources(page, needle, ugc_selectors=ugc)
             except FactsUnavailable:
                 raise
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - mid-navigation pages have no text to search
                 notes.append(f"page text unavailable: {type(exc).__name__}")
         if spec.drop is not None:
             drop_arg = _arg(args, kwargs, spec.drop, 1 if spec.target == "selector" else 0)
@@ -201,8 +202,19 @@ def _observe(
                 drop, _, _ = yield from facts_of_locator(drop_raw, strict=True, ugc_selectors=ugc)
     except FactsUnavailable as exc:
         notes.append(f"facts-unavailable: {exc}")
+    title: str | None = None
+    snapshot: str | None = None
+    if shared.guard.snapshot and page is not None:
+        try:
+            title = yield Call(page.title)
+            raw_snapshot = yield Call(page.aria_snapshot, (), {"mode": "ai"})
+            snapshot = prune_snapshot(raw_snapshot, focus=target.label if target is not None else "")
+        except Exception as exc:  # noqa: BLE001 - the snapshot is optional context
+            notes.append(f"snapshot unavailable: {type(exc).__name__}")
     return Observation(
         url=url,
+        title=title,
+        aria_snapshot=snapshot,
         tabs=tabs,
         target=target,
         target_count=count,
@@ -260,7 +272,7 @@ def guarded_action(
             if unreadable and spec.target != "none"
             else guard.evaluate(step)
         )
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - never crash the agent; fail closed
         verdict = _fail_closed(step, f"guard error: {type(exc).__name__}: {exc}", guard.mode)
     timings = {"observe": round((observed - started) * 1000, 3), **verdict.timings_ms}
     verdict = replace(verdict, timings_ms=timings)
@@ -275,7 +287,7 @@ def guarded_action(
         try:
             yield Call(page.screenshot, (), {"path": str(path)})
             screenshot = path.name
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a failed screenshot must not stop the step
             guard.log.warning("screenshot_failed", error=str(exc))
     if not verdict.allowed:
         guard.commit(step, verdict, ran=False, screenshot=screenshot)
@@ -305,7 +317,7 @@ async def drive_async(pipeline: Pipeline) -> Any:
             value = call.fn(*call.args, **call.kwargs)
             if inspect.isawaitable(value):
                 value = await value
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
             error, value = exc, None
 
 
@@ -315,7 +327,7 @@ def _run_coroutine_in_thread(awaitable: Any) -> Any:
     def target() -> None:
         try:
             result["value"] = asyncio.run(awaitable)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             result["error"] = exc
 
     thread = threading.Thread(target=target, name="pagewarden-await", daemon=True)
@@ -344,5 +356,5 @@ def drive_sync(pipeline: Pipeline) -> Any:
             value = call.fn(*call.args, **call.kwargs)
             if inspect.isawaitable(value):
                 value = _run_coroutine_in_thread(value)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
             error, value = exc, None

@@ -72,7 +72,7 @@ class SharedState:
             return False
         try:
             answer = approver(verdict, step)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a broken approver means not approved
             self.guard.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
             return False
         if inspect.isawaitable(answer):
@@ -82,7 +82,7 @@ class SharedState:
     async def _await_answer(self, answer: Any) -> bool:
         try:
             return (await answer) is True
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a broken approver means not approved
             self.guard.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
             return False
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.async_api import Page
 
+from pagewarden import Guard
 from pagewarden.interceptors._pipeline import drive_async
 from pagewarden.observe import ElementFacts
 from pagewarden.observe._gather import facts_at_point, facts_of_focused, facts_of_locator, value_sources
+from pagewarden.observe._prune import prune_snapshot
 
 
 @pytest.fixture
@@ -130,3 +134,26 @@ async def test_value_sources_find_text_links_and_hidden_places(facts_page: Page)
     assert links == ()  # formaction is not a link target
     issue = await drive_async(value_sources(facts_page, "app.test/issues/3"))
     assert issue and issue[0].kind == "href" and issue[0].in_ugc
+
+
+async def test_snapshot_is_taken_only_when_asked(page: Page, tmp_path: Path) -> None:
+    for snapshot in (False, True):
+        trace = tmp_path / f"trace-{snapshot}.jsonl"
+        guarded = Guard(snapshot=snapshot, trace=trace).wrap(page)
+        await guarded.goto("http://app.test/facts.html")
+        await guarded.click("#visible")
+        observation = json.loads(trace.read_text().splitlines()[-1])["step"]["observation"]
+        if snapshot:
+            assert observation["title"] == "Facts"
+            assert 'button "Plainly visible"' in observation["aria_snapshot"]
+            assert "[ref=" in observation["aria_snapshot"]
+        else:
+            assert "aria_snapshot" not in observation and "title" not in observation
+
+
+def test_prune_keeps_the_target_neighbourhood() -> None:
+    big = "\n".join(f'- button "b{i}" [ref=e{i}]' for i in range(5000))
+    pruned = prune_snapshot(big, focus='"b4000"', max_chars=4000)
+    assert len(pruned) <= 4100
+    assert '"b4000"' in pruned and '"b0"' in pruned and "lines omitted" in pruned
+    assert prune_snapshot("short", focus="x") == "short"

@@ -51,7 +51,7 @@ class RuleBook:
         for rule in self.rules_for(ctx.step.action.kind):
             try:
                 findings.extend(rule.check(ctx))
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a rule bug must fail closed, not crash the agent
                 message = f"rule {rule.kind} of {rule.policy.id} failed: {type(exc).__name__}: {exc}"
                 errors.append(message)
                 level = rule.policy.risk_level.value

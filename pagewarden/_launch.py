@@ -1,0 +1,98 @@
+"""`launch`: a guarded page in one call (Chromium, the guard, the trace recorder)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+from pagewarden._browser import chromium_launch_options
+from pagewarden.guard import Guard
+
+__all__ = ["launch", "launch_sync"]
+
+_NO_BROWSER = (
+    "no Chromium to launch: install Debian's chromium (apt-get install chromium), set "
+    "PAGEWARDEN_CHROMIUM to a Chromium binary, or run `playwright install chromium`"
+)
+
+
+def _guard(guard: Guard | None, trace_dir: str | Path | None, guard_options: Mapping[str, Any]) -> Guard:
+    if guard is not None:
+        if guard_options:
+            raise TypeError("pass either a Guard or Guard options, not both")
+        return guard
+    trace = Path(trace_dir) / "trace.jsonl" if trace_dir is not None else None
+    return Guard(trace=trace, **guard_options)
+
+
+def _launch_options(headless: bool, host_map: dict[str, int] | None, args: tuple[str, ...]) -> dict[str, Any]:
+    return chromium_launch_options(headless=headless, host_map=host_map, extra_args=args)
+
+
+def _friendly(exc: Exception) -> Exception:
+    if "Executable doesn't exist" in str(exc) or "executable" in str(exc).lower():
+        return RuntimeError(_NO_BROWSER)
+    return exc
+
+
+@asynccontextmanager
+async def launch(
+    guard: Guard | None = None,
+    *,
+    headless: bool = True,
+    trace_dir: str | Path | None = None,
+    host_map: dict[str, int] | None = None,
+    browser_args: tuple[str, ...] = (),
+    context_options: Mapping[str, Any] | None = None,
+    **guard_options: Any,
+) -> AsyncIterator[Any]:
+    """Start Chromium (a system Chromium if present, else Playwright's) and yield a guarded page.
+
+    Either pass a `Guard`, or `Guard` keyword options (`policies=`, `goal=`, `mode=` …);
+    `trace_dir` then receives ``trace.jsonl``. The network layer (proxy) is not part of this
+    version: the browser connects directly.
+    """
+    from playwright.async_api import Error, async_playwright
+
+    active = _guard(guard, trace_dir, guard_options)
+    async with async_playwright() as playwright:
+        try:
+            browser = await playwright.chromium.launch(**_launch_options(headless, host_map, browser_args))
+        except Error as exc:
+            raise _friendly(exc) from exc
+        try:
+            context = await browser.new_context(**dict(context_options or {}))
+            yield active.wrap(await context.new_page())
+        finally:
+            await browser.close()
+            active.close()
+
+
+@contextmanager
+def launch_sync(
+    guard: Guard | None = None,
+    *,
+    headless: bool = True,
+    trace_dir: str | Path | None = None,
+    host_map: dict[str, int] | None = None,
+    browser_args: tuple[str, ...] = (),
+    context_options: Mapping[str, Any] | None = None,
+    **guard_options: Any,
+) -> Iterator[Any]:
+    """`launch` for Playwright's sync API (exported as `pagewarden.sync_api.launch`)."""
+    from playwright.sync_api import Error, sync_playwright
+
+    active = _guard(guard, trace_dir, guard_options)
+    with sync_playwright() as playwright:
+        try:
+            browser = playwright.chromium.launch(**_launch_options(headless, host_map, browser_args))
+        except Error as exc:
+            raise _friendly(exc) from exc
+        try:
+            context = browser.new_context(**dict(context_options or {}))
+            yield active.wrap(context.new_page())
+        finally:
+            browser.close()
+            active.close()

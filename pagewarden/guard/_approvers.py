@@ -1,0 +1,45 @@
+"""Approvers: who says yes to an ASK decision."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+from pagewarden.guard._step import Step
+from pagewarden.guard._verdict import Verdict
+
+__all__ = ["approve_all", "deny_all", "terminal_approver"]
+
+
+def terminal_approver(
+    stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> Callable[[Verdict, Step], bool]:
+    """An approver that asks on the terminal (y/N); with no terminal it answers no."""
+
+    def approve(verdict: Verdict, step: Step) -> bool:
+        source = stdin or sys.stdin
+        sink = stdout or sys.stderr
+        if not source.isatty() and stdin is None:
+            return False
+        target = step.observation.target
+        what = step.action.describe() + (f" on {target.label[:80]!r}" if target is not None else "")
+        sink.write(
+            f"\npagewarden asks: {what}\n  at {step.observation.url}\n  because {verdict.explanation}\n"
+        )
+        sink.write("Allow this action? [y/N] ")
+        sink.flush()
+        answer = source.readline().strip().lower()
+        return answer in ("y", "yes")
+
+    return approve
+
+
+def approve_all(verdict: Verdict, step: Step) -> bool:
+    """Approve every ASK (useful with `mode="enforce"` when only BLOCKs should stop the agent)."""
+    return True
+
+
+def deny_all(verdict: Verdict, step: Step) -> bool:
+    """Approve nothing (the default when no approver is given)."""
+    return False
