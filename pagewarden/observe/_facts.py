@@ -71,6 +71,7 @@ class ElementFacts:
     in_ugc: bool = False
     ugc_selector: str | None = None
     in_dialog: bool = False
+    overlay_in_ugc: bool = False  # the pop-up/overlay itself sits inside user content (forged UI)
     region: str | None = None  # main | navigation | banner | contentinfo | complementary | dialog
     context_text: str = ""  # text of the neighbourhood, hidden text included
     frame_url: str | None = None

@@ -266,6 +266,7 @@ function __pwFacts(el, opts) {
     in_ugc: !!ugc,
     ugc_selector: ugcSelectorHit,
     in_dialog: !!dialog,
+    overlay_in_ugc: !!(dialog && ugc && ugc !== dialog && ugc.contains(dialog)),
     region,
     context_text: neighbourhood(el, ugc, dialog),
     frame_url: el.ownerDocument.URL,

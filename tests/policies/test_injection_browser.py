@@ -97,7 +97,10 @@ async def _click_step(guarded: Any, selector: str) -> tuple[Any, Any]:
 
 async def test_same_attack_allowed_when_the_user_asks_for_it(page: Page) -> None:
     """Provenance, not the destination, is the offence: a goal that names the site allows it."""
-    guarded = Guard(goal="Open the evil.test link from the first comment.").wrap(page)
+    guarded = Guard(goal="Open the fix on evil.test that a comment links to.").wrap(page)
     await page.goto("http://app.test/issue.html")
-    verdict = guarded.guard.evaluate(guarded.guard.make_step(*await _click_step(guarded, "#moved")))
+    verdict = guarded.guard.evaluate(guarded.guard.make_step(*await _click_step(guarded, "#hiddeninj")))
     assert verdict.decision is Decision.ALLOW, verdict.explanation
+    # A URL that carries instructions itself stays blocked unless the goal gives that very URL.
+    verdict = guarded.guard.evaluate(guarded.guard.make_step(*await _click_step(guarded, "#moved")))
+    assert verdict.decision is Decision.BLOCK and "URL itself carries instructions" in verdict.explanation

@@ -88,6 +88,17 @@ _FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
         ),
     ),
     (
+        "phishing",
+        0.5,
+        (
+            r"\bsession\s+(?:has\s+)?(?:expired|timed\s+out)\b",
+            r"\b(?:sign|log)\s*(?:in|on)\s+again\b",
+            r"\bverify\s+(?:your\s+)?(?:account|identity|session|login|email)\b",
+            r"\bre-?authenticate\b",
+            r"\baccount\s+(?:has\s+been\s+)?(?:suspended|locked|disabled)\b",
+        ),
+    ),
+    (
         "urgency",
         0.4,
         (
@@ -248,12 +259,18 @@ def goal_supports_text(goal: str, text: str, *, min_overlap: float = 0.5) -> boo
     return len(shared) / len(tokens) >= min_overlap
 
 
-def goal_supports_url(goal: str, host: str, path: str = "") -> bool:
-    """Whether `goal` names the URL's host (or its registrable part) or its path."""
+def goal_supports_url(goal: str, host: str, path: str = "", *, same_site: bool = False) -> bool:
+    """Whether `goal` names the destination: its path, or (for another site) its host.
+
+    For a destination on the site the agent is already on, naming the host says nothing
+    (the goal names the site it works on), so only the path counts.
+    """
     if not goal:
         return False
     folded = goal.lower()
-    if host and (host in folded or host.removeprefix("www.") in folded):
-        return True
     clean = path.strip("/").lower()
-    return len(clean) >= 4 and clean in folded
+    if len(clean) >= 4 and clean in folded:
+        return True
+    if same_site:
+        return False
+    return bool(host) and (host in folded or host.removeprefix("www.") in folded)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from urllib.parse import unquote
 
 from pagewarden._url import parse_url
 from pagewarden.guard._verdict import Finding
@@ -108,7 +109,9 @@ class InstructionProvenance(CompiledRule):
         nav = ctx.prediction.navigation
         dest = parse_url(nav.url) if nav is not None else None
         cross_site = bool(nav and nav.cross_site)
-        dest_supported = dest is not None and goal_supports_url(goal, dest.host, dest.path)
+        dest_supported = dest is not None and goal_supports_url(
+            goal, dest.host, dest.path, same_site=nav is not None and not nav.cross_site
+        )
         label_supported = goal_supports_text(goal, el.label)
         supported = dest_supported or (label_supported and not cross_site)
         signals = _element_instructions(el)
@@ -128,6 +131,25 @@ class InstructionProvenance(CompiledRule):
             "instruction_phrases": list(signals.phrases),
             "destination": nav.url if nav else None,
         }
+        url_signals = instruction_signals(unquote(nav.url)) if nav is not None else None
+        if url_signals is not None and url_signals.strong and not (dest and dest.url.lower() in goal.lower()):
+            yield self.finding(
+                "follows a link whose URL itself carries instructions "
+                f"({'; '.join(url_signals.phrases[:2])})",
+                confidence=1.0,
+                guidance=_GUIDANCE,
+                evidence={**evidence, "instruction_phrases": list(url_signals.phrases)},
+            )
+            return
+        if el.overlay_in_ugc and (cross_site or ctx.prediction.submission is not None) and not dest_supported:
+            yield self.finding(
+                "acts on a pop-up drawn inside user content (forged interface) that leads "
+                f"{'to ' + dest.host if dest and cross_site else 'to a form submission'}",
+                confidence=1.0,
+                guidance=_GUIDANCE,
+                evidence=evidence,
+            )
+            return
         if not el.visible and not supported:
             yield self.finding(
                 f"acts on {sources[-1] if sources else 'a hidden element'} {el.label[:60]!r}; "
@@ -213,7 +235,16 @@ class InstructionProvenance(CompiledRule):
         if nav is None or not ctx.action.value:
             return
         dest = parse_url(nav.url)
-        if goal_supports_url(ctx.goal, dest.host, dest.path):
+        url_signals = instruction_signals(unquote(nav.url))
+        if url_signals.strong and dest.url.lower() not in ctx.goal.lower():
+            yield self.finding(
+                f"goes to a URL that itself carries instructions ({'; '.join(url_signals.phrases[:2])})",
+                confidence=1.0,
+                guidance=_GUIDANCE,
+                evidence={"destination": nav.url, "instruction_phrases": list(url_signals.phrases)},
+            )
+            return
+        if goal_supports_url(ctx.goal, dest.host, dest.path, same_site=not nav.cross_site):
             return
         signals, source = _source_instructions(ctx.step.observation.value_sources)
         follows = reasoning_follows_page(ctx.step.reasoning)
