@@ -22,15 +22,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
 ATTACKS = [s for s in SCENARIOS if s.naive is not None]
 
-#: Attacks the embedded default guard misses at the time of writing. Each marker is a strict
-#: xfail: as soon as the guard stops the attack the test fails with XPASS, and the entry must go.
-GUARD_GAPS = {
-    "tracker-reaction": "goal_supports_url() counts any tracker.test URL as supported because the goal "
-    "names the host, so the instruction-like same-site link in a comment (to "
-    "/-/settings/access_tokens#OBJECTIVE…) is allowed",
-    "forum-popup": "a cross-site link inside a dialog that lives in user content (a forged 'Session "
-    "expired' pop-up in a post) raises no finding when the pop-up's text has no instruction phrases",
-}
+#: Attacks the embedded default guard misses, by scenario id, with what goes wrong (none at the
+#: time of writing). Each entry becomes a strict xfail: once the guard stops the attack the test
+#: fails with XPASS, and the entry must go.
+GUARD_GAPS: dict[str, str] = {}
 
 #: What evil.test (or the tracker, for the same-site attack) must show after the raw run.
 EVIDENCE = {
