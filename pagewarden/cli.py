@@ -155,5 +155,121 @@ def demo(out_dir: Path, headed: bool, unguarded: bool, scenarios: tuple[str, ...
     sys.exit(result.exit_code)
 
 
+# -- ST-WebAgentBench: policy import and conformance evaluation ------------------------------
+# `pagewarden policies import stwebagentbench PATH [-o OUTDIR]`
+# `pagewarden eval stwebagentbench --data PATH [--data PATH] [--json OUT]`
+@policies.group("import")
+def policies_import() -> None:
+    """Import policies from other formats."""
+
+
+@policies_import.command("stwebagentbench")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write one policy file per task (T<task_id>.yaml) into this directory.",
+)
+def policies_import_stwebagentbench(path: Path, out_dir: Path | None) -> None:
+    """Read an ST-WebAgentBench task file (2024 or current release): one policy set per task."""
+    from collections import Counter
+
+    from pagewarden.policies.importers import DatasetError, import_tasks
+    from pagewarden.policies.importers.stwebagentbench import OUT_OF_REACH
+
+    try:
+        imported = import_tasks(path)
+    except DatasetError as exc:
+        err_console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    kinds: Counter[str] = Counter()
+    evaluators: Counter[str] = Counter()
+    without = 0
+    for task, policy_set in imported:
+        for benchmark_policy, policy in zip(task.policies, policy_set, strict=True):
+            evaluators[benchmark_policy.eval_type] += 1
+            kinds.update(rule.kind for rule in policy.rules)
+            without += not policy.rules
+    if out_dir is not None:
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            for task, policy_set in imported:
+                policy_set.dump(out_dir / f"T{task.task_id}.yaml")
+        except OSError as exc:
+            err_console.print(f"[red]error[/red] cannot write to {out_dir}: {exc}", highlight=False)
+            sys.exit(1)
+    total = sum(evaluators.values())
+    table = Table(title=f"{path.name}: {len(imported)} tasks, {total} policies")
+    table.add_column("benchmark evaluator")
+    table.add_column("policies", justify="right")
+    table.add_column("checked before actions")
+    for name, count in evaluators.most_common():
+        reach = {"is_fake_policy": "no: a distractor, never violated"}.get(name, "no: judged from page state")
+        table.add_row(name, str(count), reach if name in OUT_OF_REACH else "yes")
+    console.print(table)
+    console.print(
+        "rules: "
+        + ", ".join(f"{kind} {n}" for kind, n in kinds.most_common())
+        + f"; {without} without rules",
+        highlight=False,
+    )
+    if out_dir is not None:
+        console.print(f"[green]wrote[/green] {len(imported)} files to {out_dir}", highlight=False)
+
+
+@main.group("eval")
+def eval_group() -> None:
+    """Evaluate the guard against benchmarks."""
+
+
+@eval_group.command("stwebagentbench")
+@click.option(
+    "--data",
+    "paths",
+    multiple=True,
+    required=True,
+    type=click.Path(path_type=Path),
+    help="An ST-WebAgentBench task file (test.raw.json); repeat for several releases.",
+)
+@click.option(
+    "--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Write the report as JSON."
+)
+def eval_stwebagentbench(paths: tuple[Path, ...], json_out: Path | None) -> None:
+    """Conformance of the rules tier with the benchmark's own evaluators.
+
+    For every policy whose outcome the action trace decides, violating and compliant steps
+    are generated, labelled by an independent re-implementation of the benchmark's
+    evaluators and judged by a fresh guard. Prints detection and false-block rates per
+    category. Exit 1 when a miss has no documented explanation.
+    """
+    from pagewarden.eval.stwebagentbench import evaluate_file, render, write_json
+    from pagewarden.policies.importers import DatasetError
+
+    reports = []
+    for path in paths:
+        try:
+            with console.status(f"evaluating {path.name}") as status:
+
+                def progress(done: int, total: int, status=status, name=path.name) -> None:
+                    status.update(f"evaluating {name}: task {done}/{total}")
+
+                reports.append(evaluate_file(path, progress=progress))
+        except DatasetError as exc:
+            err_console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
+            sys.exit(1)
+        render(reports[-1], console)
+    if json_out is not None:
+        try:
+            write_json(reports, json_out)
+        except OSError as exc:
+            err_console.print(f"[red]error[/red] cannot write {json_out}: {exc}", highlight=False)
+            sys.exit(1)
+        console.print(f"[green]wrote[/green] {json_out}", highlight=False)
+    if any(report.unexplained for report in reports):
+        sys.exit(1)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from importlib import resources
 
 from pagewarden.policies._loader import PolicyError, PolicySet, Problem
@@ -18,6 +19,8 @@ from pagewarden.policies._rules_schema import (
     InstructionProvenanceRule,
     Rule,
     SensitiveDataRule,
+    SequenceRule,
+    SequenceStep,
     UrlAllowRule,
     UrlDenyRule,
     parse_rule,
@@ -44,6 +47,8 @@ __all__ = [
     "RiskLevel",
     "Rule",
     "SensitiveDataRule",
+    "SequenceRule",
+    "SequenceStep",
     "UrlAllowRule",
     "UrlDenyRule",
     "baseline_policies",
@@ -52,7 +57,11 @@ __all__ = [
 ]
 
 
+@cache
 def baseline_policies() -> PolicySet:
-    """The guard's built-in policies (prompt injection, credentials, scripts)."""
+    """The guard's built-in policies (prompt injection, credentials, scripts).
+
+    Parsed once per process: a `PolicySet` is immutable, so every guard can share it.
+    """
     text = resources.files("pagewarden.policies").joinpath("baseline.yaml").read_text("utf-8")
     return PolicySet.from_text(text, source="<pagewarden baseline>")

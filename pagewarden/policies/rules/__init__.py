@@ -1,7 +1,16 @@
 """The rules tier: each rule kind compiled into an evaluator; `RuleBook` runs them."""
 
 # Importing the kind modules registers their evaluators.
-from pagewarden.policies.rules import consent, provenance, sensitive  # noqa: F401
+from pagewarden.policies.rules import (  # noqa: F401
+    budget,
+    consent,
+    elements,
+    inputs,
+    provenance,
+    sensitive,
+    sequence,
+    urls,
+)
 from pagewarden.policies.rules._base import (
     RISK_BASE,
     CompiledRule,

@@ -46,6 +46,8 @@ class HistoryEntry:
     selector: str | None = None
     url: str | None = None
     value: str | None = None
+    #: facts about the element it acted on (for rules that pick elements by selector)
+    target: ElementFacts | None = None
 
 
 @dataclass(slots=True)

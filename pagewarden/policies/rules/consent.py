@@ -1,15 +1,46 @@
-"""`consent`: actions on matching elements need approval or a prior message to the user."""
+"""`consent`: actions on matching elements need approval or a prior message to the user.
+
+The elements are picked by text (`match`, fuzzy: look-alike letters, invisible characters
+and near spellings still match) or by selector; with neither, every action of the
+listed kinds is covered. Consent is given by an approver, or by a message the agent sent
+to the user earlier in the session that names one of `message_terms` (default: the
+`match` terms) — spelled out, or nearly (one slip in a long word). A rule with no terms at
+all can only be satisfied by an approver.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from difflib import SequenceMatcher
+from functools import lru_cache
 
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import ConsentRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
-from pagewarden.policies.rules._matching import normalise, terms_match
+from pagewarden.policies.rules._matching import element_picked, normalise
 
-__all__ = ["Consent"]
+__all__ = ["Consent", "message_names"]
+
+_MIN_MESSAGE = 5
+_NEAR = 0.85
+
+
+@lru_cache(maxsize=16384)
+def message_names(term: str, message: str) -> bool:
+    """Whether a message to the user names `term` (normalised; a near spelling counts)."""
+    t, m = normalise(term), normalise(message)
+    if not t or len(m) < _MIN_MESSAGE:
+        return False
+    if t in m:
+        return True
+    if len(t) < 5:
+        return False
+    size = len(t)
+    for start in range(0, max(1, len(m) - size + 1)):
+        window = m[start : start + size + 1]
+        if SequenceMatcher(None, t, window).ratio() >= _NEAR:
+            return True
+    return False
 
 
 @register("consent")
@@ -22,26 +53,33 @@ class Consent(CompiledRule):
         super().__init__(policy, rule)
         actions = frozenset(rule.actions)
         self.kinds = None if "any" in actions else actions  # type: ignore[misc]
+        self._message_terms = tuple(rule.message_terms or rule.match)
+
+    def _told_user(self, ctx: RuleContext) -> bool:
+        return any(
+            message_names(term, message)
+            for message in ctx.session.user_messages
+            for term in self._message_terms
+        )
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        if ctx.action.kind == "send_msg_to_user":
+        kind = ctx.action.kind
+        if kind == "send_msg_to_user":
             return
-        if self.rule.match:
-            term = terms_match(self.rule.match, ctx.target)
-            if term is None:
-                return
-            wanted = normalise(term)
-            if any(wanted in normalise(m) for m in ctx.session.user_messages):
-                return
-            subject = f"{ctx.action.kind} on {term!r}"
+        picked = element_picked(self.rule.match, self.rule.selectors, ctx.target)
+        if picked is None:
+            return
+        if self._message_terms and self._told_user(ctx):
+            return
+        subject = f"{kind} on {picked!r}" if picked else kind
+        if self._message_terms:
+            named = ", ".join(repr(t) for t in self._message_terms[:4])
+            ask = f"send them a message naming {named} and wait for their answer"
         else:
-            subject = f"{ctx.action.kind}"
+            ask = "wait for their approval"
         yield self.finding(
             f"{subject} needs the user's consent first",
             requires_approval=True,
-            guidance=(
-                f"Ask the user before this action: send them a message naming {subject!s} "
-                "and wait for their answer."
-            ),
-            evidence={"action": ctx.action.kind, "match": list(self.rule.match)},
+            guidance=f"Ask the user before this action: {ask}.",
+            evidence={"action": kind, "match": list(self.rule.match), "selectors": list(self.rule.selectors)},
         )

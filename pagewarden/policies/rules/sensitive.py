@@ -1,24 +1,39 @@
 """`sensitive_data`: values and patterns that must not reach a destination not allowed.
 
-Where data goes, by action: typed text goes to the site the field's form posts to (or the
-page's site when there is no form: its scripts can read it); a URL (goto, link) goes to its
-host; a form submission sends its fields to the form's action host. Destinations with no
-host (javascript:, data:) are never allowed.
+Where data goes, by action: entered text (fill, type, select_option, key presses — the
+field's text so far, so a value typed in pieces is still seen) goes to the site the
+field's form posts to (or the page's site when there is no form: its scripts can read it);
+a URL (goto, link, new page, request) goes to its host; a form submission sends its fields
+to the form's action host; a message to the user or the final answer goes to the user,
+which only rules with ``allow_user: true`` (the default) permit. Destinations with no host
+(javascript:, data:) are never allowed.
+
+Protected values are found case-insensitively in the raw text, its percent-decoded forms,
+its normalised form (compatibility forms, invisible characters and look-alike letters
+folded), as digits only for number-like values (``4111 1111 …``, ``555-0198``), and
+base64-encoded.
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from urllib.parse import unquote_plus
+from functools import lru_cache
+from urllib.parse import unquote, unquote_plus
 
 from pagewarden._url import host_matches, parse_url, same_site
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import SensitiveDataRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
+from pagewarden.policies.rules._matching import normalise
+from pagewarden.policies.rules._typed import INPUT_KINDS, typed_text
+from pagewarden.policies.rules.urls import destinations
 
 __all__ = ["PATTERNS", "SensitiveData", "luhn_valid"]
+
+USER = "the user"  # the destination of messages to the user and of the final answer
 
 
 def luhn_valid(digits: str) -> bool:
@@ -34,7 +49,7 @@ def luhn_valid(digits: str) -> bool:
     return total % 10 == 0
 
 
-_CARD = re.compile(r"(?<!\d)(?:\d[ \-]?){12,18}\d(?!\d)")
+_CARD = re.compile(r"(?<!\d)(?:\d[ \-.]?){12,18}\d(?!\d)")
 PATTERNS: dict[str, re.Pattern[str]] = {
     "api_key": re.compile(
         r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}"
@@ -56,28 +71,86 @@ class _Outgoing:
     """Data leaving for a destination, and how (for messages)."""
 
     text: str
-    host: str
-    how: str  # "typed into", "in the URL of", "submitted to"
+    host: str  # a host name, USER, or "" for a destination with no host
+    how: str  # "typed into a field for", "in the URL to", "submitted to", "shown to"
     from_password_field: bool = False
 
 
-def _outgoing(ctx: RuleContext) -> list[_Outgoing]:
+@dataclass(frozen=True, slots=True)
+class _Forms:
+    """The spellings of a text in which protected values are looked for."""
+
+    lowered: tuple[str, ...]
+    folded: str
+    digits: str
+
+
+@lru_cache(maxsize=4096)
+def _forms(text: str) -> _Forms:
+    variants = [text]
+    if "%" in text or "+" in text:
+        variants += [unquote(text), unquote_plus(text)]
+    lowered = tuple(dict.fromkeys(v.lower() for v in variants))
+    return _Forms(lowered, normalise(" ".join(variants)), re.sub(r"\D", "", " ".join(variants)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Value:
+    """A protected value, prepared for searching."""
+
+    value: str
+    lowered: str
+    folded: str
+    digits: str  # for number-like values (cards, phone numbers), else ""
+    encoded: tuple[str, ...]
+
+    @classmethod
+    def of(cls, value: str) -> _Value:
+        digits = re.sub(r"\D", "", value)
+        numberlike = len(digits) >= 6 and len(digits) >= 0.6 * len(value.replace(" ", ""))
+        raw = value.encode("utf-8")
+        encoded = tuple(
+            v
+            for v in {
+                base64.b64encode(raw).decode("ascii").rstrip("="),
+                base64.urlsafe_b64encode(raw).decode("ascii").rstrip("="),
+            }
+            if len(v) >= 8
+        )
+        return cls(value, value.lower(), normalise(value), digits if numberlike else "", encoded)
+
+    def found_in(self, text: str) -> bool:
+        forms = _forms(text)
+        if any(self.lowered in t for t in forms.lowered):
+            return True
+        if self.folded and self.folded in forms.folded:
+            return True
+        if self.digits and self.digits in forms.digits:
+            return True
+        return any(e in text for e in self.encoded)
+
+
+def _outgoing(ctx: RuleContext, allow_user: bool) -> list[_Outgoing]:
     action, el, page = ctx.action, ctx.target, ctx.page_url
     out: list[_Outgoing] = []
     kind = action.kind
-    if kind in ("fill", "type") and action.value:
-        host = page.host
-        if el is not None and el.form is not None:
-            host = parse_url(el.form.action, ctx.step.observation.url or None).host
-        out.append(
-            _Outgoing(
-                action.value, host, "typed into a field for", el is not None and el.input_type == "password"
-            )
-        )
-    nav = ctx.prediction.navigation
-    if nav is not None and nav.via in ("goto", "link", "request"):
-        dest = parse_url(nav.url)
-        out.append(_Outgoing(nav.url, dest.host, "in the URL to"))
+    if kind in ("send_msg_to_user", "finish"):
+        if not allow_user and action.value:
+            out.append(_Outgoing(action.value, USER, "shown to"))
+        return out
+    if kind in INPUT_KINDS:
+        typed = typed_text(ctx)
+        if typed is not None and typed.field_text:
+            host = page.host
+            if el is not None and el.form is not None:
+                host = parse_url(el.form.action, ctx.step.observation.url or None).host
+            password = el is not None and el.input_type == "password"
+            out.append(_Outgoing(typed.field_text, host, "typed into a field for", password))
+    for dest in destinations(ctx):
+        if dest.via in ("goto", "link", "new_page", "request"):
+            out.append(_Outgoing(dest.url.url, dest.url.host, "in the URL to"))
+            if dest.raw != dest.url.url:
+                out.append(_Outgoing(dest.raw, dest.url.host, "in the URL to"))
     sub = ctx.prediction.submission
     if (
         sub is not None
@@ -85,13 +158,14 @@ def _outgoing(ctx: RuleContext) -> list[_Outgoing]:
         and el is not None
         and el.form is not None
     ):
-        dest = parse_url(sub.url)
+        dest_host = parse_url(sub.url).host
+        out.append(_Outgoing(sub.url, dest_host, "in the URL to"))
         for field in el.form.fields:
             if field.value:
                 out.append(
                     _Outgoing(
                         field.value,
-                        dest.host,
+                        dest_host,
                         f"submitted ({field.name or 'field'}) to",
                         field.type == "password",
                     )
@@ -103,16 +177,30 @@ def _outgoing(ctx: RuleContext) -> list[_Outgoing]:
 class SensitiveData(CompiledRule):
     """Evaluator of `sensitive_data` rules."""
 
-    kinds = frozenset({"fill", "type", "click", "dblclick", "tap", "press", "goto", "new_page", "request"})
+    kinds = frozenset(
+        {
+            *INPUT_KINDS,
+            "click",
+            "dblclick",
+            "tap",
+            "goto",
+            "new_page",
+            "request",
+            "send_msg_to_user",
+            "finish",
+        }
+    )
     rule: SensitiveDataRule
 
     def __init__(self, policy, rule) -> None:
         super().__init__(policy, rule)
-        self._values = [v for v in rule.values if v]
+        self._values = [_Value.of(v) for v in rule.values if v]
         self._named = [p for p in rule.patterns if not p.startswith("re:")]
         self._regexes = [re.compile(p[3:]) for p in rule.patterns if p.startswith("re:")]
 
     def _allowed(self, host: str, ctx: RuleContext, domains: tuple[str, ...] | list[str]) -> bool:
+        if host == USER:
+            return self.rule.allow_user
         if not host:
             return False
         for pattern in domains:
@@ -127,12 +215,11 @@ class SensitiveData(CompiledRule):
         """Names of the sensitive things in `item`, each with its own allow-list (None: the rule's)."""
         text = item.text
         decoded = unquote_plus(text) if "%" in text or "+" in text else text
-        lowered = decoded.lower()
         for value in self._values:
-            if value.lower() in lowered:
-                yield f"the protected value {value[:2]}…", None
+            if value.found_in(text):
+                yield f"the protected value {value.value[:2]}…", None
         for regex in self._regexes:
-            if regex.search(decoded):
+            if regex.search(text) or regex.search(decoded):
                 yield f"data matching {regex.pattern!r}", None
         for name in self._named:
             if name == "password":
@@ -140,27 +227,34 @@ class SensitiveData(CompiledRule):
                     yield "a password", None
                 else:
                     for typed, site in ctx.session.typed_passwords.items():
-                        if len(typed) >= 4 and typed in decoded:
+                        if len(typed) >= 4 and (typed in text or typed in decoded):
                             yield "a password typed earlier", (f".{site}",) if site else ()
             elif name == "secret":
                 for secret in ctx.secrets.find(text) or ctx.secrets.find(decoded):
                     yield f"the registered secret {secret.label!r}", secret.allow_domains
             elif name == "card_number":
-                for match in _CARD.finditer(decoded):
-                    digits = re.sub(r"\D", "", match.group(0))
-                    if 13 <= len(digits) <= 19 and luhn_valid(digits):
+                for candidate in (text, decoded):
+                    found = False
+                    for match in _CARD.finditer(candidate):
+                        digits = re.sub(r"\D", "", match.group(0))
+                        if 13 <= len(digits) <= 19 and luhn_valid(digits):
+                            found = True
+                            break
+                    if found:
                         yield "a card number", None
                         break
-            else:
-                if PATTERNS[name].search(decoded):
-                    yield f"{'an' if name[0] in 'aeiou' else 'a'} {name.replace('_', ' ')}", None
+            elif PATTERNS[name].search(text) or PATTERNS[name].search(decoded):
+                yield f"{'an' if name[0] in 'aeiou' else 'a'} {name.replace('_', ' ')}", None
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         reported: set[tuple[str, str]] = set()
-        for item in _outgoing(ctx):
+        for item in _outgoing(ctx, self.rule.allow_user):
             for what, own_domains in self._what(item, ctx):
                 domains = own_domains if own_domains is not None else tuple(self.rule.allow_domains)
-                if self._allowed(item.host, ctx, domains):
+                if item.host == USER:
+                    if self.rule.allow_user:
+                        continue
+                elif self._allowed(item.host, ctx, domains):
                     continue
                 key = (what, item.host)
                 if key in reported:

@@ -1,0 +1,61 @@
+"""`action_budget`: at most `max` actions of a kind (optionally on matching targets).
+
+Only actions that ran count (the session history); the action that would go over the
+budget is the violation, so `max: 0` forbids the action outright.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pagewarden.guard._verdict import Finding
+from pagewarden.policies._rules_schema import ActionBudgetRule
+from pagewarden.policies.rules._base import CompiledRule, HistoryEntry, RuleContext, register
+from pagewarden.policies.rules._matching import element_picked, term_matches
+
+__all__ = ["ActionBudget"]
+
+
+@register("action_budget")
+class ActionBudget(CompiledRule):
+    """Evaluator of `action_budget` rules."""
+
+    rule: ActionBudgetRule
+
+    def __init__(self, policy, rule) -> None:
+        super().__init__(policy, rule)
+        self.kinds = None if rule.action == "any" else frozenset({rule.action})  # type: ignore[misc]
+        self._targeted = bool(rule.match or rule.selectors)
+
+    def _kind_counts(self, kind: str) -> bool:
+        if kind in ("send_msg_to_user", "finish"):
+            return self.rule.action == kind
+        return self.rule.action in ("any", kind)
+
+    def _counts(self, entry: HistoryEntry) -> bool:
+        if not self._kind_counts(entry.kind):
+            return False
+        if not self._targeted:
+            return True
+        if entry.target is not None:
+            return element_picked(self.rule.match, self.rule.selectors, entry.target) is not None
+        return bool(entry.label) and any(term_matches(t, entry.label) for t in self.rule.match)
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        if not self._kind_counts(ctx.action.kind):
+            return
+        picked = element_picked(self.rule.match, self.rule.selectors, ctx.target)
+        if picked is None:
+            return
+        done = sum(1 for entry in ctx.session.history if self._counts(entry))
+        if done + 1 <= self.rule.max:
+            return
+        on = f" on {picked!r}" if picked else ""
+        yield self.finding(
+            f"this would be {ctx.action.kind} #{done + 1}{on}; the policy allows at most {self.rule.max}",
+            guidance=(
+                f"The budget for {self.rule.action}{on} is used up ({self.rule.max}). "
+                "Finish with what has been done or tell the user."
+            ),
+            evidence={"done": done, "max": self.rule.max, "action": self.rule.action, "target": picked},
+        )
