@@ -69,6 +69,8 @@ class RuleContext:
     session: SessionView = field(default_factory=SessionView)
     secrets: SecretRegistry = field(default_factory=SecretRegistry)
     _page_url: ParsedURL | None = None
+    #: values several rules derive from the same step (destinations, …), computed once
+    memo: dict[str, object] = field(default_factory=dict)
 
     @property
     def action(self) -> Action:

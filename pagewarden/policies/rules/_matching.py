@@ -4,7 +4,7 @@
   compatibility forms, invisible characters (zero-width, soft hyphen, bidi controls),
   combining marks, common Cyrillic/Greek look-alikes of Latin letters, case and spacing.
 * `term_matches` says whether a policy term names a text: a substring on word boundaries,
-  or a near spelling of a text of about the same length.
+  or a near spelling (same first letter, about the same length, similarity 0.9).
 * `compile_selector` reads the simple CSS and XPath selectors that policies (and
   ST-WebAgentBench) use — ``#id``, ``.class``, ``tag[attr='v']``, selector lists,
   ``//button[contains(text(), 'Save')]``, ``//input[@name='x']``,
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -82,28 +83,42 @@ def _term_regex(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])")
 
 
-@lru_cache(maxsize=16384)
-def term_matches(term: str, text: str, threshold: float = 0.85) -> bool:
-    """Whether `term` names `text`: substring on word boundaries, or a near spelling."""
-    t, s = normalise(term), normalise(text)
+def _names(t: str, s: str, threshold: float) -> bool:
+    """`term_matches` on normalised texts."""
     if not t or not s:
         return False
     if _term_regex(t).search(s):
         return True
-    # a near spelling of a text of about the term's length ("Delet", "Deleet" for "Delete")
-    if len(t) >= 4 and len(s) <= len(t) * 2:
-        return SequenceMatcher(None, t, s).ratio() >= threshold
-    return False
+    # a near spelling of a text of about the term's length ("Delet", "Deleet" for "Delete"),
+    # starting like it (a prefix makes another word: "Undelete")
+    if len(t) < 4 or s[0] != t[0] or abs(len(t) - len(s)) > max(2, len(t) // 5):
+        return False
+    shared = sum((Counter(t) & Counter(s)).values())  # an upper bound of the matching characters
+    if 2 * shared < threshold * (len(t) + len(s)):
+        return False
+    return SequenceMatcher(None, t, s).ratio() >= threshold
+
+
+@lru_cache(maxsize=16384)
+def term_matches(term: str, text: str, threshold: float = 0.9) -> bool:
+    """Whether `term` names `text`: substring on word boundaries, or a near spelling."""
+    return _names(normalise(term), normalise(text), threshold)
+
+
+@lru_cache(maxsize=2048)
+def _normalised(texts: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(normalise(t) for t in texts)
 
 
 def terms_match(terms: tuple[str, ...] | list[str], el: ElementFacts | None) -> str | None:
     """The first term that names the element, or None."""
     if el is None:
         return None
-    texts = element_texts(el)
+    texts = _normalised(element_texts(el))
     for term in terms:
+        folded = normalise(term)
         for text in texts:
-            if term_matches(term, text):
+            if _names(folded, text, 0.9):
                 return term
     return None
 

@@ -57,6 +57,13 @@ class Destination:
 
 def destinations(ctx: RuleContext) -> list[Destination]:
     """Where this step would take the browser (empty when it navigates nowhere)."""
+    found = ctx.memo.get("destinations")
+    if found is None:
+        found = ctx.memo["destinations"] = _destinations(ctx)
+    return found  # type: ignore[return-value]
+
+
+def _destinations(ctx: RuleContext) -> list[Destination]:
     out: list[Destination] = []
     nav = ctx.prediction.navigation
     if nav is not None and nav.via in ("goto", "link", "form"):
@@ -77,6 +84,7 @@ def _hostport(url: ParsedURL) -> str:
     return url.host + (f":{url.port}" if url.port is not None else "")
 
 
+@lru_cache(maxsize=4096)
 def _views(dest: Destination, *, raw: bool) -> tuple[str, ...]:
     """Spellings of the destination a pattern is looked for in (lower-case, decoded)."""
     url = dest.url
