@@ -196,8 +196,3 @@ def run_dataset(
         uncovered=tuple(uncovered),
         by_id={p.id: p for t in chosen for p in t.policies},
     )
-
-
-def policy_of(task: BenchmarkTask, policy_id: str) -> BenchmarkPolicy | None:
-    """The benchmark policy with this id in the task."""
-    return next((p for p in task.policies if p.id == policy_id), None)

@@ -4,7 +4,7 @@ step — a trace record in the benchmark's shape, and a pagewarden `Step`."""
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pagewarden.eval.stwebagentbench._dom import Page, element_facts
@@ -109,7 +109,6 @@ class Scenario:
     intent: str  # "violate" | "comply"
     variant: str
     steps: tuple[SimStep, ...]
-    notes: tuple[str, ...] = field(default=())
 
 
 _BROWSERGYM = {"finish": "answer"}
