@@ -39,7 +39,7 @@ _FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
         (
             r"\b(?:ignore|disregard|forget|override|skip|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+|of\s+)*"
             r"(?:\w+\s+)?(?:previous|prior|above|earlier|preceding|former|original|other|existing|user'?s?|your)\s+"
-            r"(?:\w+\s+)?(?:instructions?|prompts?|directions?|rules|tasks?|goals?|guidelines|messages?|text)",
+            r"(?:\w+\s+)?(?:instructions?|prompts?|directions?|rules|tasks?|goals?|guidelines|messages?|text|requests?|orders?)",
             r"\bignore\s+(?:all\s+)?(?:the\s+)?text\s+(?:below|above)",
             r"\bstop\s+processing\b",
             r"\bfocus\s+on\s+the\s+objective\b",
@@ -58,7 +58,8 @@ _FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
             rf"(?:automated\s+|autonomous\s+)?{_AI}\b",
             rf"\b(?:dear|hey|hello|hi)\s+(?:the\s+)?{_AI}\b",
             rf"\bif\s+you\s+are\s+(?:an?\s+)?(?:automated\s+|autonomous\s+)?{_AI}\b",
-            r"\b(?:ai|llm|automated|autonomous|browsing|web)\s+agents?\s*[:,]",
+            r"\b(?:ai|llm|automated|autonomous|browsing|web)\s+(?:agents?|assistants?)\b[^.:\n]{0,40}:",
+            r"\b(?:ai|llm|automated|autonomous|browsing|web)\s+agents?\s*,",
         ),
     ),
     (

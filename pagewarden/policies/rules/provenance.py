@@ -73,11 +73,14 @@ def _dismisses(el: ElementFacts, ctx: RuleContext) -> bool:
 
 
 def _source_instructions(sources: tuple[TextSource, ...]) -> tuple[InstructionSignals, TextSource | None]:
+    """The most instruction-like place the value came from (untrusted places first on ties)."""
     best, best_source = InstructionSignals(0.0, (), ()), None
+    best_key: tuple[float, bool] | None = None
     for source in sources:
         signals = instruction_signals(source.snippet)
-        if signals.score > best.score:
-            best, best_source = signals, source
+        key = (signals.score, source.in_ugc or source.hidden or source.in_dialog)
+        if best_key is None or key > best_key:
+            best, best_source, best_key = signals, source, key
     return best, best_source
 
 
