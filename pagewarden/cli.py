@@ -13,8 +13,9 @@ from rich.table import Table
 from pagewarden._version import __version__
 from pagewarden.policies import PolicyError, PolicySet, baseline_policies
 
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
+# Piped output (CI logs, files) gets a wide fixed width instead of rich's 80 columns.
+console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else 160)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
