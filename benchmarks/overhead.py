@@ -9,8 +9,12 @@ the ratio of medians (the ratio of means is reported too). Target: guarded/raw <
 click and fill.
 
 Playwright's click waits for the element to be stable over animation frames (~16.7 ms each),
-so click times are quantized: a few milliseconds added before a click can cost a whole frame
-or nothing, and the median ratio for click moves between runs more than the guard's own cost.
+so click times are quantized. Back to back, raw clicks lock onto the frame clock (each starts
+at the same phase) and a few milliseconds added before a guarded click cost a whole frame or
+nothing. An agent does not act back to back — it thinks between steps — so by default each
+timed call is preceded by an untimed pause drawn uniformly from [0, --pause-ms] (the same
+seeded draws for raw and guarded), which puts both at a random frame phase. `--pause-ms 0`
+measures back to back.
 
     .venv/bin/python benchmarks/overhead.py [--iterations 60] [--out benchmarks/results/overhead.json]
 """
@@ -21,6 +25,7 @@ import argparse
 import asyncio
 import json
 import platform
+import random
 import statistics
 import sys
 import time
@@ -83,7 +88,9 @@ def _stats(samples: list[float]) -> dict[str, float]:
 Op = Callable[[Any, int], Awaitable[Any]]
 
 
-async def _timed(op: Op, page: Any, i: int) -> float:
+async def _timed(op: Op, page: Any, i: int, pause_s: float) -> float:
+    if pause_s:
+        await asyncio.sleep(pause_s)
     started = time.perf_counter()
     await op(page, i)
     return (time.perf_counter() - started) * 1000
@@ -113,7 +120,7 @@ def _ops(url: str) -> dict[str, Op]:
     }
 
 
-async def measure(iterations: int, warmup: int) -> dict[str, Any]:
+async def measure(iterations: int, warmup: int, pause_ms: float = 34.0, seed: int = 7) -> dict[str, Any]:
     """Run the side-by-side measurement and return the results as plain data."""
     site = LocalSite()
     html = bench_page()
@@ -133,12 +140,14 @@ async def measure(iterations: int, warmup: int) -> dict[str, Any]:
             count = await raw.locator("button, input, a[href], select, textarea").count()
             for name, op in _ops(url).items():
                 samples: dict[str, list[float]] = {"raw": [], "guarded": []}
+                rng = random.Random(f"{seed}-{name}")
                 for i in range(warmup + iterations):
                     order = (("raw", raw), ("guarded", guarded))
                     if i % 2:
                         order = order[::-1]
+                    pause_s = rng.uniform(0, pause_ms) / 1000
                     for label, page in order:
-                        elapsed = await _timed(op, page, i)
+                        elapsed = await _timed(op, page, i, pause_s)
                         if i >= warmup:
                             samples[label].append(elapsed)
                 results[name] = _compare(name, samples["raw"], samples["guarded"])
@@ -158,6 +167,7 @@ async def measure(iterations: int, warmup: int) -> dict[str, Any]:
         "page": {"interactive_elements": count, "buttons": BUTTONS, "text_fields": FIELDS, "links": LINKS},
         "iterations": iterations,
         "warmup": warmup,
+        "pause_ms": pause_ms,
         "results": results,
     }
 
@@ -166,7 +176,7 @@ def print_table(data: dict[str, Any], console: Console) -> None:
     """Print raw vs guarded medians, p95 and the ratios."""
     table = Table(
         title=f"pagewarden overhead — {data['page']['interactive_elements']} interactive elements, "
-        f"{data['iterations']} iterations"
+        f"{data['iterations']} iterations, pause 0-{data['pause_ms']:g} ms"
     )
     columns = (
         "action",
@@ -201,9 +211,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=60, help="measured iterations per action")
     parser.add_argument("--warmup", type=int, default=5, help="unrecorded iterations first")
+    parser.add_argument(
+        "--pause-ms", type=float, default=34.0, help="untimed random pause before each call, 0 = back to back"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the JSON")
     args = parser.parse_args(argv)
-    data = asyncio.run(measure(args.iterations, args.warmup))
+    data = asyncio.run(measure(args.iterations, args.warmup, args.pause_ms))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     console = Console()

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pagewarden._url import parse_url
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.guard._step import Action, Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
@@ -28,6 +29,7 @@ from pagewarden.observe._gather import (
     facts_of_focused,
     facts_of_handle,
     facts_of_locator,
+    install_script,
     needle_for,
     value_sources,
 )
@@ -43,7 +45,8 @@ _EXCEPTIONS: dict[Decision, type[GuardError]] = {
     Decision.ASK: ApprovalRequired,
     Decision.REVISE: RevisionRequired,
 }
-_NEEDS_SOURCES = frozenset({"fill", "type", "goto", "new_page", "request"})
+_URL_KINDS = frozenset({"goto", "new_page", "request"})
+_NEEDS_SOURCES = frozenset({"fill", "type"}) | _URL_KINDS
 Pipeline = Generator[Call, Any, Any]
 
 
@@ -148,6 +151,7 @@ def _observe(
     page = owner.page_raw()
     url = ""
     tabs: tuple[str, ...] = ()
+    notes: list[str] = []
     if page is not None:
         url = page.url
         try:
@@ -156,37 +160,50 @@ def _observe(
             tabs = ()
     needle = needle_for(action.kind, action.value) if action.kind in _NEEDS_SOURCES else None
     ugc = shared.ugc_selectors
+    lib = shared.facts_reader
+    if page is not None and shared.needs_reader(page):
+        # Installed once per context, before page scripts of every later document run.
+        try:
+            yield Call(page.context.add_init_script, (install_script(lib),))
+        except Exception as exc:  # noqa: BLE001 - the inline reader still works without it
+            notes.append(f"facts reader not installed: {type(exc).__name__}")
     target: ElementFacts | None = None
     drop: ElementFacts | None = None
     count: int | None = None
     sources: tuple[TextSource, ...] = ()
-    notes: list[str] = []
     raw = owner._pw_obj
     timeout = kwargs.get("timeout")
     try:
         if spec.target == "self" and owner._pw_type == "Locator":
             target, count, sources = yield from facts_of_locator(
-                raw, strict=True, timeout=timeout, needle=needle, ugc_selectors=ugc, selector=action.selector
+                raw,
+                strict=True,
+                timeout=timeout,
+                needle=needle,
+                ugc_selectors=ugc,
+                selector=action.selector,
+                lib=lib,
             )
         elif spec.target == "self" and owner._pw_type == "ElementHandle":
-            target, sources = yield from facts_of_handle(raw, needle=needle, ugc_selectors=ugc)
+            target, sources = yield from facts_of_handle(raw, needle=needle, ugc_selectors=ugc, lib=lib)
         elif spec.target == "selector" and action.selector is not None:
             strict = bool(kwargs.get("strict", False))
             target, count, sources = yield from facts_of_locator(
                 raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
-                ugc_selectors=ugc, selector=action.selector,
+                ugc_selectors=ugc, selector=action.selector, lib=lib,
             )  # fmt: skip
         elif spec.target in ("point", "mouse") and page is not None:
             if spec.target == "point":
                 x, y = float(args[0]), float(args[1])
             else:
                 x, y = shared.mouse_position(page)
-            target, sources = yield from facts_at_point(page, x, y, needle=needle, ugc_selectors=ugc)
+            target, sources = yield from facts_at_point(page, x, y, needle=needle, ugc_selectors=ugc, lib=lib)
         elif spec.target == "focused" and page is not None:
-            target, sources = yield from facts_of_focused(page, needle=needle, ugc_selectors=ugc)
+            target, sources = yield from facts_of_focused(page, needle=needle, ugc_selectors=ugc, lib=lib)
         elif needle and page is not None:
             try:
-                sources = yield from value_sources(page, needle, ugc_selectors=ugc)
+                url_path = parse_url(action.value or "").path if action.kind in _URL_KINDS else None
+                sources = yield from value_sources(page, needle, ugc_selectors=ugc, lib=lib, path=url_path)
             except FactsUnavailable:
                 raise
             except Exception as exc:  # noqa: BLE001 - mid-navigation pages have no text to search
@@ -195,11 +212,11 @@ def _observe(
             drop_arg = _arg(args, kwargs, spec.drop, 1 if spec.target == "selector" else 0)
             if isinstance(drop_arg, str) and hasattr(raw, "locator"):
                 drop, _, _ = yield from facts_of_locator(
-                    raw.locator(drop_arg), strict=False, ugc_selectors=ugc
+                    raw.locator(drop_arg), strict=False, ugc_selectors=ugc, lib=lib
                 )
             elif drop_arg is not None:
                 drop_raw = getattr(drop_arg, "_pw_obj", drop_arg)
-                drop, _, _ = yield from facts_of_locator(drop_raw, strict=True, ugc_selectors=ugc)
+                drop, _, _ = yield from facts_of_locator(drop_raw, strict=True, ugc_selectors=ugc, lib=lib)
     except FactsUnavailable as exc:
         notes.append(f"facts-unavailable: {exc}")
     title: str | None = None

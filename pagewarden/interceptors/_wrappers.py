@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import secrets
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -48,6 +49,9 @@ class SharedState:
         self.mode = mode  # "async" | "sync"
         self.drive = drive_async if mode == "async" else drive_sync
         self.pending_reasoning: str | None = None
+        #: name of the facts reader this session installs in its contexts (unguessable by pages)
+        self.facts_reader = f"__pw_{secrets.token_hex(8)}"
+        self._readers: weakref.WeakSet[Any] = weakref.WeakSet()
         self._cache: weakref.WeakKeyDictionary[Any, Guarded] = weakref.WeakKeyDictionary()
         self._handlers: dict[Any, Callable[..., Any]] = {}
         self._mouse: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
@@ -63,6 +67,17 @@ class SharedState:
         """The reasoning given for the next action, consumed by it."""
         text, self.pending_reasoning = self.pending_reasoning, None
         return text
+
+    def needs_reader(self, page: Any) -> bool:
+        """True once per browser context: the caller installs the facts reader there."""
+        try:
+            context = page.context
+        except Exception:  # noqa: BLE001 - a closed page has no context to install into
+            return False
+        if context in self._readers:
+            return False
+        self._readers.add(context)
+        return True
 
     # -- approval -------------------------------------------------------------------------
     def approve(self, verdict: Verdict, step: Step) -> Any:

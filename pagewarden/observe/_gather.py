@@ -12,6 +12,7 @@ page) is taken only when asked for.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -30,6 +31,7 @@ __all__ = [
     "facts_of_focused",
     "facts_of_handle",
     "facts_of_locator",
+    "install_script",
     "needle_for",
     "value_sources",
 ]
@@ -44,40 +46,55 @@ def _library() -> str:
     return resources.files("pagewarden.observe").joinpath("element_facts.js").read_text("utf-8")
 
 
-def _wrap_js(body: str, params: str) -> str:
+# Entry points of the library: (parameters, expression on `lib`).
+_ENTRIES: dict[str, tuple[str, str]] = {
+    "locator": ("els, opts", "lib.locator(els, opts)"),
+    "handle": ("el, opts", "lib.result(el, opts)"),
+    "point": ("opts", "lib.atPoint(opts)"),
+    "focused": ("opts", "lib.focused(opts)"),
+    "sources": ("opts", "lib.sources(opts.needle, opts)"),
+}
+_GUARDED_BODY = "try {{ {setup} return {expr}; }} catch (e) {{ return {{__error: String(e)}}; }}"
+
+
+@cache
+def _inline_js(entry: str) -> str:
+    """The entry with the whole library in the call (documents without the installed reader)."""
+    params, expr = _ENTRIES[entry]
+    body = _GUARDED_BODY.format(setup="const lib = __pwLibrary();", expr=expr)
+    return f"({params}) => {{ {_library()}\n {body} }}"
+
+
+@cache
+def _installed_js(entry: str) -> str:
+    """The entry calling the reader the init script installed under `opts.lib`."""
+    params, expr = _ENTRIES[entry]
+    body = _GUARDED_BODY.format(
+        setup="const lib = window[opts.lib]; if (!lib) return {__missing: true};", expr=expr
+    )
+    return f"({params}) => {{ {body} }}"
+
+
+def install_script(name: str) -> str:
+    """An init script that installs the facts reader as a frozen, non-configurable `window[name]`.
+
+    Run before any page script, it captures pristine DOM primitives, so page code that patches
+    them later cannot change what the guard reads.
+    """
     return (
-        f"({params}) => {{ {_library()}\n try {{ {body} }} catch (e) {{ return {{__error: String(e)}}; }} }}"
+        f"(() => {{ {_library()}\n try {{ Object.defineProperty(window, {json.dumps(name)}, "
+        "{value: __pwLibrary(), enumerable: false, configurable: false, writable: false});"
+        " } catch (e) {} })();"
     )
 
 
-@cache
-def _locator_js() -> str:
-    return _wrap_js(
-        "const one = els.length >= 1 && (els.length === 1 || !opts.strict);"
-        "return {count: els.length, facts: one ? __pwFacts(els[0], opts) : null,"
-        " sources: opts.needle ? __pwSources(opts.needle, opts) : []};",
-        "els, opts",
-    )
-
-
-@cache
-def _point_js() -> str:
-    return _wrap_js("return __pwAtPoint(opts);", "opts")
-
-
-@cache
-def _focused_js() -> str:
-    return _wrap_js("return __pwFocused(opts);", "opts")
-
-
-@cache
-def _handle_js() -> str:
-    return _wrap_js("return __pwResult(el, opts);", "el, opts")
-
-
-@cache
-def _sources_js() -> str:
-    return _wrap_js("return __pwSources(opts.needle, opts);", "opts")
+def _run(fn: Callable[..., Any], entry: str, head: tuple[Any, ...], opts: dict[str, Any]) -> Gather:
+    """Call `entry` through the installed reader, or with the inline library when it is absent."""
+    if opts.get("lib"):
+        result = yield Call(fn, (*head, _installed_js(entry), opts))
+        if not (isinstance(result, dict) and result.get("__missing")):
+            return result
+    return (yield Call(fn, (*head, _inline_js(entry), opts)))
 
 
 def needle_for(kind: str, value: str | None) -> str | None:
@@ -144,6 +161,7 @@ def facts_of_locator(
     needle: str | None = None,
     ugc_selectors: Sequence[str] = (),
     selector: str | None = None,
+    lib: str | None = None,
 ) -> Gather:
     """Facts of the element `locator` resolves to, its match count and where `needle` occurs.
 
@@ -151,50 +169,71 @@ def facts_of_locator(
     matches it raises Playwright's own strict-mode error, as the action would.
     Returns ``(facts, count, sources)``.
     """
-    opts = {"strict": strict, "needle": needle, "ugc": list(ugc_selectors)}
-    result = _check((yield Call(locator.evaluate_all, (_locator_js(), opts))))
+    opts = {"strict": strict, "needle": needle, "ugc": list(ugc_selectors), "lib": lib}
+    result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)))
     if result["count"] == 0:
         wait_kwargs: dict[str, Any] = {"state": "attached"}
         if timeout is not None:
             wait_kwargs["timeout"] = timeout
         yield Call(locator.first.wait_for, (), wait_kwargs)
-        result = _check((yield Call(locator.evaluate_all, (_locator_js(), opts))))
+        result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)))
     if result["count"] > 1 and strict:
         # Let Playwright raise its strict-mode violation, exactly as the action would.
         yield Call(locator.evaluate, ("() => null",))
     return _facts(result.get("facts"), selector), int(result["count"]), _sources(result.get("sources", ()))
 
 
-def facts_of_handle(handle: Any, *, needle: str | None = None, ugc_selectors: Sequence[str] = ()) -> Gather:
+def facts_of_handle(
+    handle: Any, *, needle: str | None = None, ugc_selectors: Sequence[str] = (), lib: str | None = None
+) -> Gather:
     """Facts of an element handle. Returns ``(facts, sources)``."""
-    opts = {"needle": needle, "ugc": list(ugc_selectors)}
-    result = _check((yield Call(handle.evaluate, (_handle_js(), opts))))
+    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib}
+    result = _check((yield from _run(handle.evaluate, "handle", (), opts)))
     return _facts(result.get("facts"), "element-handle"), _sources(result.get("sources", ()))
 
 
 def facts_at_point(
-    page_or_frame: Any, x: float, y: float, *, needle: str | None = None, ugc_selectors: Sequence[str] = ()
+    page_or_frame: Any,
+    x: float,
+    y: float,
+    *,
+    needle: str | None = None,
+    ugc_selectors: Sequence[str] = (),
+    lib: str | None = None,
 ) -> Gather:
     """Facts of the element at viewport point (x, y). Returns ``(facts, sources)``."""
-    opts = {"x": x, "y": y, "needle": needle, "ugc": list(ugc_selectors)}
-    result = _check((yield Call(page_or_frame.evaluate, (_point_js(), opts))))
+    opts = {"x": x, "y": y, "needle": needle, "ugc": list(ugc_selectors), "lib": lib}
+    result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)))
     return _facts(result.get("facts"), f"point({x:g},{y:g})"), _sources(result.get("sources", ()))
 
 
 def facts_of_focused(
-    page_or_frame: Any, *, needle: str | None = None, ugc_selectors: Sequence[str] = ()
+    page_or_frame: Any,
+    *,
+    needle: str | None = None,
+    ugc_selectors: Sequence[str] = (),
+    lib: str | None = None,
 ) -> Gather:
     """Facts of the focused element (where keyboard input goes). Returns ``(facts, sources)``."""
-    opts = {"needle": needle, "ugc": list(ugc_selectors)}
-    result = _check((yield Call(page_or_frame.evaluate, (_focused_js(), opts))))
+    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib}
+    result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)))
     return _facts(result.get("facts"), ":focus"), _sources(result.get("sources", ()))
 
 
-def value_sources(page_or_frame: Any, needle: str, *, ugc_selectors: Sequence[str] = ()) -> Gather:
-    """Where `needle` occurs in the page (text, links, aria attributes)."""
-    result = yield Call(
-        page_or_frame.evaluate, (_sources_js(), {"needle": needle, "ugc": list(ugc_selectors)})
-    )
+def value_sources(
+    page_or_frame: Any,
+    needle: str,
+    *,
+    ugc_selectors: Sequence[str] = (),
+    lib: str | None = None,
+    path: str | None = None,
+) -> Gather:
+    """Where `needle` occurs in the page (text, links, aria attributes).
+
+    For a URL, `needle` is host+path and `path` its path, which relative links contain.
+    """
+    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "path": path}
+    result = yield from _run(page_or_frame.evaluate, "sources", (), opts)
     if isinstance(result, dict) and "__error" in result:
         raise FactsUnavailable(f"the sources script failed in the page: {result['__error']}")
     return _sources(result if isinstance(result, list) else ())

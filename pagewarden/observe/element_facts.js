@@ -1,348 +1,490 @@
-// Facts about an element, read in the page just before an action.
-// Defines __pwFacts(el, opts) and __pwSources(needle, opts); used by observe/_gather.py.
-// Cheap by design: it walks the ancestor chain and one neighbourhood, never the whole page
-// (except __pwSources, which searches the page text for a given value).
-const UGC_SELECTORS = [
-  "[data-ugc]", ".user-content", ".markdown-body", ".comment-body", ".comment-content", ".note-body",
-  ".note-text", ".md", ".post-body", ".post-content", ".issue-description", ".description .md",
-  ".message-body", ".review-text", ".usertext-body", "[itemprop=text]", "[itemprop=articleBody]",
-  "[itemprop=reviewBody]", "[role=comment]", "article", "[role=article]", "blockquote",
-];
-const DIALOG_SELECTOR = "dialog, [role=dialog], [role=alertdialog], [aria-modal=true]";
-const LANDMARKS = [
-  ["main", "main, [role=main]"], ["navigation", "nav, [role=navigation]"],
-  ["banner", "header, [role=banner]"], ["contentinfo", "footer, [role=contentinfo]"],
-  ["complementary", "aside, [role=complementary]"], ["dialog", DIALOG_SELECTOR],
-];
-const MAX_CONTEXT = 1200;
-const MAX_TEXT = 400;
+// pagewarden's facts reader: what an element is, says, hides and leads to, read in the page
+// just before an action. `__pwLibrary()` builds the reader from the DOM primitives it finds
+// when it runs and keeps them: installed by an init script (before any page script), a page
+// that later patches getComputedStyle, getAttribute, textContent, href … cannot make it lie.
+// Used by observe/_gather.py; the entry points return plain JSON-able objects.
+function __pwLibrary() {
+  "use strict";
+  const W = window;
+  const apply = Reflect.apply;
+  const getOwn = Object.getOwnPropertyDescriptor;
+  const uncurry = (fn) => (self, ...args) => apply(fn, self, args);
+  const getter = (proto, name) => {
+    for (let p = proto; p; p = Object.getPrototypeOf(p)) {
+      const d = getOwn(p, name);
+      if (d && d.get) return uncurry(d.get);
+    }
+    return (self) => self[name];
+  };
+  const EP = Element.prototype, NP = Node.prototype, HP = HTMLElement.prototype;
+  const computedStyle = uncurry(W.getComputedStyle);
+  const styleValue = uncurry(CSSStyleDeclaration.prototype.getPropertyValue);
+  const rectOf = uncurry(EP.getBoundingClientRect);
+  const matchesSel = uncurry(EP.matches);
+  const getAttr = uncurry(EP.getAttribute);
+  const hasAttr = uncurry(EP.hasAttribute);
+  const queryAll = uncurry(EP.querySelectorAll);
+  const docQueryAll = uncurry(Document.prototype.querySelectorAll);
+  const byId = uncurry(Document.prototype.getElementById);
+  const containsNode = uncurry(NP.contains);
+  const rootOf = uncurry(NP.getRootNode);
+  const makeWalker = uncurry(Document.prototype.createTreeWalker);
+  const walkNext = uncurry(TreeWalker.prototype.nextNode);
+  const fromPoint = uncurry(Document.prototype.elementFromPoint);
+  const shadowFromPoint = ShadowRoot.prototype.elementFromPoint ? uncurry(ShadowRoot.prototype.elementFromPoint) : null;
+  const parentElementOf = getter(NP, "parentElement");
+  const nodeTypeOf = getter(NP, "nodeType");
+  const nodeValueOf = getter(NP, "nodeValue");
+  const textContentOf = getter(NP, "textContent");
+  const ownerDocumentOf = getter(NP, "ownerDocument");
+  const isConnectedOf = getter(NP, "isConnected");
+  const baseURIOf = getter(NP, "baseURI");
+  const tagNameOf = getter(EP, "tagName");
+  const attributesOf = getter(EP, "attributes");
+  const shadowRootOf = getter(EP, "shadowRoot");
+  const clientWidthOf = getter(EP, "clientWidth");
+  const clientHeightOf = getter(EP, "clientHeight");
+  const innerTextOf = getter(HP, "innerText");
+  const contentEditableOf = getter(HP, "isContentEditable");
+  const hostOf = getter(ShadowRoot.prototype, "host");
+  const activeOf = getter(Document.prototype, "activeElement");
+  const shadowActiveOf = getter(ShadowRoot.prototype, "activeElement");
+  const docURLOf = getter(Document.prototype, "URL");
+  const bodyOf = getter(Document.prototype, "body");
+  const docElementOf = getter(Document.prototype, "documentElement");
+  const scrollWidthOf = getter(EP, "scrollWidth");
+  const scrollHeightOf = getter(EP, "scrollHeight");
+  const contentDocumentOf = getter(HTMLIFrameElement.prototype, "contentDocument");
+  const FORM_OWNERS = [HTMLInputElement, HTMLButtonElement, HTMLSelectElement, HTMLTextAreaElement,
+    HTMLOutputElement, HTMLFieldSetElement, HTMLObjectElement];
+  const formGetters = FORM_OWNERS.map((C) => [C, getter(C.prototype, "form")]);
+  const labelsGetters = [HTMLInputElement, HTMLButtonElement, HTMLSelectElement, HTMLTextAreaElement,
+    HTMLOutputElement, HTMLMeterElement, HTMLProgressElement].map((C) => [C, getter(C.prototype, "labels")]);
+  const valueGetters = [HTMLInputElement, HTMLTextAreaElement, HTMLSelectElement, HTMLButtonElement]
+    .map((C) => [C, getter(C.prototype, "value")]);
+  const inputFiles = getter(HTMLInputElement.prototype, "files");
+  const checkedOf = getter(HTMLInputElement.prototype, "checked");
+  const disabledGetters = [HTMLInputElement, HTMLButtonElement, HTMLSelectElement, HTMLTextAreaElement]
+    .map((C) => [C, getter(C.prototype, "disabled")]);
+  const readOnlyGetters = [HTMLInputElement, HTMLTextAreaElement].map((C) => [C, getter(C.prototype, "readOnly")]);
+  const formElementsOf = getter(HTMLFormElement.prototype, "elements");
+  const nameGetters = [HTMLInputElement, HTMLButtonElement, HTMLSelectElement, HTMLTextAreaElement]
+    .map((C) => [C, getter(C.prototype, "name")]);
+  const multipleOf = getter(HTMLSelectElement.prototype, "multiple");
+  const URL_ = W.URL;
+  const toLower = uncurry(String.prototype.toLowerCase);
+  const indexOf = uncurry(String.prototype.indexOf);
+  const replaceText = uncurry(String.prototype.replace);
+  const sliceText = uncurry(String.prototype.slice);
+  const trimText = uncurry(String.prototype.trim);
+  const testRe = uncurry(RegExp.prototype.test);
+  const push = uncurry(Array.prototype.push);
+  const joinList = uncurry(Array.prototype.join);
+  const SHOW_TEXT = NodeFilter.SHOW_TEXT;
+  const innerW = () => W.innerWidth, innerH = () => W.innerHeight;
 
-function clip(text, n) {
-  text = (text || "").replace(/\s+/g, " ").trim();
-  return text.length > n ? text.slice(0, n - 1) + "…" : text;
-}
+  const UGC_SELECTORS = [
+    "[data-ugc]", ".user-content", ".markdown-body", ".comment-body", ".comment-content", ".note-body",
+    ".note-text", ".md", ".post-body", ".post-content", ".issue-description", ".description .md",
+    ".message-body", ".review-text", ".usertext-body", "[itemprop=text]", "[itemprop=articleBody]",
+    "[itemprop=reviewBody]", "[role=comment]", "article", "[role=article]", "blockquote",
+  ];
+  const DIALOG_SELECTOR = "dialog, [role=dialog], [role=alertdialog], [aria-modal=true]";
+  const LANDMARKS = [
+    ["main", "main, [role=main]"], ["navigation", "nav, [role=navigation]"],
+    ["banner", "header, [role=banner]"], ["contentinfo", "footer, [role=contentinfo]"],
+    ["complementary", "aside, [role=complementary]"], ["dialog", DIALOG_SELECTOR],
+  ];
+  const MAX_CONTEXT = 1200;
+  const MAX_TEXT = 400;
 
-function textOf(node, limit) {
-  // Text of a subtree, hidden text included, text nodes joined by spaces (not glued words).
-  const parts = [];
-  let size = 0;
-  const doc = node.ownerDocument || document;
-  const walker = doc.createTreeWalker(node, NodeFilter.SHOW_TEXT, {
-    acceptNode: (t) => (t.parentElement && /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/.test(t.parentElement.tagName))
-      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
-  });
-  let t;
-  while ((t = walker.nextNode()) && size < limit) {
-    const value = t.nodeValue.trim();
-    if (value) { parts.push(value); size += value.length + 1; }
+  const instanceGet = (table, el, fallback) => {
+    for (const [C, get] of table) if (el instanceof C) return get(el);
+    return fallback;
+  };
+  const isElement = (n) => !!n && nodeTypeOf(n) === 1;
+  const tag = (el) => toLower(tagNameOf(el));
+  const style = (el, name) => styleValue(computedStyle(W, el), name);
+
+  function clip(text, n) {
+    text = trimText(replaceText(String(text || ""), /\s+/g, " "));
+    return text.length > n ? sliceText(text, 0, n - 1) + "…" : text;
   }
-  return parts.join(" ");
-}
 
-function parentOf(node) {
-  if (node.parentElement) return node.parentElement;
-  const root = node.getRootNode && node.getRootNode();
-  return root && root.host ? root.host : null;
-}
-
-function closestAcross(el, selector) {
-  for (let node = el; node; node = parentOf(node)) {
-    if (node.nodeType === 1 && node.matches(selector)) return node;
+  function textOf(node, limit) {
+    // Text of a subtree, hidden text included, text nodes joined by spaces (not glued words).
+    const parts = [];
+    let size = 0;
+    const walker = makeWalker(ownerDocumentOf(node) || document, node, SHOW_TEXT);
+    let t;
+    while ((t = walkNext(walker)) && size < limit) {
+      const parent = parentElementOf(t);
+      if (parent && testRe(/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/, tagNameOf(parent))) continue;
+      const value = trimText(nodeValueOf(t) || "");
+      if (value) { push(parts, value); size += value.length + 1; }
+    }
+    return joinList(parts, " ");
   }
-  return null;
-}
 
-function hiddenReason(el) {
-  if (!el.isConnected) return "detached";
-  const rect = el.getBoundingClientRect();
-  for (let node = el; node; node = parentOf(node)) {
-    if (node.nodeType !== 1) continue;
-    const style = getComputedStyle(node);
-    if (style.display === "none") return "display:none";
-    if (style.visibility === "hidden" || style.visibility === "collapse") return "visibility:hidden";
-    if (parseFloat(style.opacity) < 0.05) return "transparent (opacity)";
-    if (node.getAttribute("aria-hidden") === "true" && node === el) return "aria-hidden";
-    if (style.clip === "rect(0px, 0px, 0px, 0px)" || style.clipPath === "inset(50%)" || style.clipPath === "inset(100%)") return "clipped";
-    if (node !== el && (style.overflow === "hidden" || style.overflowX === "hidden") && (node.clientWidth <= 1 || node.clientHeight <= 1)) return "clipped by a zero-size box";
+  function parentOf(node) {
+    const up = parentElementOf(node);
+    if (up) return up;
+    const root = rootOf(node);
+    return root && root instanceof ShadowRoot ? hostOf(root) : null;
   }
-  if (rect.width < 2 || rect.height < 2) return "zero size";
-  const doc = el.ownerDocument;
-  const vw = Math.max(doc.documentElement.scrollWidth, innerWidth);
-  const vh = Math.max(doc.documentElement.scrollHeight, innerHeight);
-  if (rect.right + scrollX < 0 || rect.bottom + scrollY < 0 || rect.left + scrollX > vw || rect.top + scrollY > vh) return "off-screen";
-  const style = getComputedStyle(el);
-  if (parseFloat(style.fontSize) < 4 && (el.innerText || "").trim()) return "tiny font";
-  if ((el.innerText || "").trim() && style.color && sameColor(style.color, backgroundOf(el))) return "text colour equals background";
-  return null;
-}
 
-function backgroundOf(el) {
-  for (let node = el; node; node = parentOf(node)) {
-    if (node.nodeType !== 1) continue;
-    const bg = getComputedStyle(node).backgroundColor;
-    if (bg && bg !== "transparent" && !/rgba\(\s*\d+,\s*\d+,\s*\d+,\s*0\s*\)/.test(bg)) return bg;
+  function closestAcross(el, selector) {
+    for (let node = el; node; node = parentOf(node)) {
+      if (isElement(node) && matchesSel(node, selector)) return node;
+    }
+    return null;
   }
-  return "rgb(255, 255, 255)";
-}
 
-function sameColor(a, b) {
-  const pa = (a.match(/[\d.]+/g) || []).map(Number), pb = (b.match(/[\d.]+/g) || []).map(Number);
-  if (pa.length < 3 || pb.length < 3) return false;
-  if (pa.length > 3 && pa[3] < 0.1) return true;
-  return Math.abs(pa[0] - pb[0]) + Math.abs(pa[1] - pb[1]) + Math.abs(pa[2] - pb[2]) < 24;
-}
-
-function implicitRole(el) {
-  const tag = el.tagName.toLowerCase();
-  const type = (el.getAttribute("type") || "").toLowerCase();
-  if (tag === "a" || tag === "area") return el.hasAttribute("href") ? "link" : null;
-  if (tag === "button") return "button";
-  if (tag === "select") return el.multiple ? "listbox" : "combobox";
-  if (tag === "textarea") return "textbox";
-  if (tag === "input") {
-    if (["button", "submit", "reset", "image"].includes(type)) return "button";
-    if (type === "checkbox" || type === "radio") return type;
-    if (type === "range") return "slider";
-    if (type === "search") return "searchbox";
-    if (type === "hidden") return null;
-    return "textbox";
+  function backgroundOf(el) {
+    for (let node = el; node; node = parentOf(node)) {
+      if (!isElement(node)) continue;
+      const bg = style(node, "background-color");
+      if (bg && bg !== "transparent" && !testRe(/rgba\(\s*\d+,\s*\d+,\s*\d+,\s*0\s*\)/, bg)) return bg;
+    }
+    return "rgb(255, 255, 255)";
   }
-  if (/^h[1-6]$/.test(tag)) return "heading";
-  if (tag === "img") return "img";
-  if (tag === "summary") return "button";
-  if (el.isContentEditable) return "textbox";
-  return null;
-}
 
-function labelText(el) {
-  const parts = [];
-  const ids = el.getAttribute("aria-labelledby");
-  if (ids) {
+  function sameColor(a, b) {
+    const pa = (a.match(/[\d.]+/g) || []).map(Number), pb = (b.match(/[\d.]+/g) || []).map(Number);
+    if (pa.length < 3 || pb.length < 3) return false;
+    if (pa.length > 3 && pa[3] < 0.1) return true;
+    return Math.abs(pa[0] - pb[0]) + Math.abs(pa[1] - pb[1]) + Math.abs(pa[2] - pb[2]) < 24;
+  }
+
+  function hiddenReason(el) {
+    if (!isConnectedOf(el)) return "detached";
+    const rect = rectOf(el);
+    for (let node = el; node; node = parentOf(node)) {
+      if (!isElement(node)) continue;
+      if (style(node, "display") === "none") return "display:none";
+      const visibility = style(node, "visibility");
+      if (visibility === "hidden" || visibility === "collapse") return "visibility:hidden";
+      if (parseFloat(style(node, "opacity")) < 0.05) return "transparent (opacity)";
+      if (node === el && getAttr(node, "aria-hidden") === "true") return "aria-hidden";
+      const clipValue = style(node, "clip"), clipPath = style(node, "clip-path");
+      if (clipValue === "rect(0px, 0px, 0px, 0px)" || clipPath === "inset(50%)" || clipPath === "inset(100%)") return "clipped";
+      const overflow = style(node, "overflow-x");
+      if (node !== el && (overflow === "hidden" || style(node, "overflow") === "hidden") &&
+          (clientWidthOf(node) <= 1 || clientHeightOf(node) <= 1)) return "clipped by a zero-size box";
+    }
+    if (rect.width < 2 || rect.height < 2) return "zero size";
+    const root = docElementOf(ownerDocumentOf(el));
+    const vw = Math.max(scrollWidthOf(root), innerW());
+    const vh = Math.max(scrollHeightOf(root), innerH());
+    const sx = W.scrollX, sy = W.scrollY;
+    if (rect.right + sx < 0 || rect.bottom + sy < 0 || rect.left + sx > vw || rect.top + sy > vh) return "off-screen";
+    const visibleText = trimText(innerTextOf(el) || "");
+    if (parseFloat(style(el, "font-size")) < 4 && visibleText) return "tiny font";
+    const color = style(el, "color");
+    if (visibleText && color && sameColor(color, backgroundOf(el))) return "text colour equals background";
+    return null;
+  }
+
+  function implicitRole(el) {
+    const t = tag(el);
+    const type = toLower(getAttr(el, "type") || "");
+    if (t === "a" || t === "area") return hasAttr(el, "href") ? "link" : null;
+    if (t === "button") return "button";
+    if (t === "select") return multipleOf(el) ? "listbox" : "combobox";
+    if (t === "textarea") return "textbox";
+    if (t === "input") {
+      if (["button", "submit", "reset", "image"].includes(type)) return "button";
+      if (type === "checkbox" || type === "radio") return type;
+      if (type === "range") return "slider";
+      if (type === "search") return "searchbox";
+      if (type === "hidden") return null;
+      return "textbox";
+    }
+    if (testRe(/^h[1-6]$/, t)) return "heading";
+    if (t === "img") return "img";
+    if (t === "summary") return "button";
+    if (el instanceof HTMLElement && contentEditableOf(el)) return "textbox";
+    return null;
+  }
+
+  function refsText(el, attribute) {
+    const ids = getAttr(el, attribute);
+    const parts = [];
+    if (!ids) return parts;
+    const doc = ownerDocumentOf(el);
     for (const id of ids.split(/\s+/)) {
-      const ref = el.ownerDocument.getElementById(id);
-      if (ref) parts.push(ref.textContent);
+      const ref = id ? byId(doc, id) : null;
+      if (ref) push(parts, textOf(ref, MAX_TEXT));
     }
+    return parts;
   }
-  if (el.labels) for (const label of el.labels) parts.push(label.innerText || label.textContent);
-  return clip(parts.join(" "), 200);
-}
 
-function ariaText(el) {
-  const parts = [];
-  for (const name of ["aria-label", "aria-description", "title", "alt"]) {
-    const value = el.getAttribute(name);
-    if (value) parts.push(value);
+  function labelText(el) {
+    const parts = refsText(el, "aria-labelledby");
+    const labels = instanceGet(labelsGetters, el, null);
+    if (labels) for (const label of labels) push(parts, innerTextOf(label) || textOf(label, 200));
+    return clip(joinList(parts, " "), 200);
   }
-  const described = el.getAttribute("aria-describedby");
-  if (described) {
-    for (const id of described.split(/\s+/)) {
-      const ref = el.ownerDocument.getElementById(id);
-      if (ref) parts.push(ref.textContent);
+
+  function ariaText(el) {
+    const parts = [];
+    for (const name of ["aria-label", "aria-description", "title", "alt"]) {
+      const value = getAttr(el, name);
+      if (value) push(parts, value);
     }
+    for (const text of refsText(el, "aria-describedby")) push(parts, text);
+    return clip(joinList(parts, " | "), MAX_TEXT);
   }
-  return clip(parts.join(" | "), MAX_TEXT);
-}
 
-function submitterOf(el) {
-  const tag = el.tagName.toLowerCase();
-  const type = (el.getAttribute("type") || "").toLowerCase();
-  if (tag === "button") return type === "" || type === "submit";
-  if (tag === "input") return type === "submit" || type === "image";
-  return false;
-}
-
-function formFacts(el, submitter) {
-  const form = el.form || closestAcross(el, "form");
-  if (!form) return null;
-  const attr = (submitter && submitter.getAttribute("formaction")) || form.getAttribute("action");
-  const explicit = attr !== null && attr.trim() !== "";
-  let action;
-  try { action = explicit ? new URL(attr, el.ownerDocument.baseURI).href : el.ownerDocument.URL; } catch (e) { action = attr; }
-  const method = ((submitter && submitter.getAttribute("formmethod")) || form.getAttribute("method") || "get").toLowerCase();
-  const target = (submitter && submitter.getAttribute("formtarget")) || form.getAttribute("target") || null;
-  const fields = [];
-  for (const f of Array.from(form.elements).slice(0, 60)) {
-    if (!f.name || f.disabled) continue;
-    const type = (f.type || f.tagName).toLowerCase();
-    if (["submit", "button", "reset", "image"].includes(type)) continue;
-    if ((type === "checkbox" || type === "radio") && !f.checked) continue;
-    const value = type === "file" ? Array.from(f.files || []).map(x => x.name).join(", ") : String(f.value || "");
-    fields.push({name: f.name, type, value: value.slice(0, 500)});
+  function isSubmitter(el) {
+    const t = tag(el);
+    const type = toLower(getAttr(el, "type") || "");
+    if (t === "button") return type === "" || type === "submit";
+    if (t === "input") return type === "submit" || type === "image";
+    return false;
   }
-  return {action, method, action_explicit: explicit, target, fields};
-}
 
-function neighbourhood(el, ugc, dialog) {
-  let node = ugc || dialog;
-  if (!node) {
-    // Climb to the nearest container with some text, but not to one so large that it is
-    // the whole page rather than the element's neighbourhood.
-    node = el;
-    for (let i = 0; i < 6 && parentOf(node); i++) {
-      const up = parentOf(node);
-      if (up.nodeType !== 1 || /^(BODY|HTML|MAIN)$/.test(up.tagName) || (up.textContent || "").length > 1500) break;
-      node = up;
-      if ((node.textContent || "").length > 160 || /^(P|LI|TD|SECTION|ARTICLE|FORM|ASIDE|HEADER|FOOTER)$/.test(node.tagName)) break;
+  function resolve(url, el) {
+    try { return new URL_(url, baseURIOf(el)).href; } catch (e) { return url; }
+  }
+
+  function formOf(el) {
+    return instanceGet(formGetters, el, null) || closestAcross(el, "form");
+  }
+
+  function formFacts(el, submitter) {
+    const form = formOf(el);
+    if (!form) return null;
+    const attr = (submitter && getAttr(submitter, "formaction")) || getAttr(form, "action");
+    const explicit = attr !== null && trimText(attr) !== "";
+    const action = explicit ? resolve(attr, el) : docURLOf(ownerDocumentOf(el));
+    const method = toLower((submitter && getAttr(submitter, "formmethod")) || getAttr(form, "method") || "get");
+    const target = (submitter && getAttr(submitter, "formtarget")) || getAttr(form, "target") || null;
+    const fields = [];
+    let n = 0;
+    for (const f of formElementsOf(form)) {
+      if (n++ >= 60) break;
+      const name = instanceGet(nameGetters, f, getAttr(f, "name"));
+      if (!name || instanceGet(disabledGetters, f, false)) continue;
+      const type = toLower(getAttr(f, "type") || (tag(f) === "input" ? "text" : tag(f)));
+      if (["submit", "button", "reset", "image"].includes(type)) continue;
+      if ((type === "checkbox" || type === "radio") && !checkedOf(f)) continue;
+      let value;
+      if (type === "file") value = Array.from(inputFiles(f) || []).map((x) => x.name).join(", ");
+      else value = String(instanceGet(valueGetters, f, "") || "");
+      push(fields, {name, type, value: sliceText(value, 0, 500)});
     }
+    return {action, method, action_explicit: explicit, target, fields};
   }
-  // Hidden text is included on purpose: injections hide there.
-  let text = textOf(node, MAX_CONTEXT * 2);
-  const extras = [];
-  for (const child of node.querySelectorAll("[aria-label],[title],[alt],[aria-description]")) {
-    extras.push(ariaText(child));
-    if (extras.length > 20) break;
-  }
-  return clip(text + (extras.length ? " | " + extras.join(" | ") : ""), MAX_CONTEXT);
-}
 
-function attrsOf(el) {
-  const out = {};
-  let n = 0;
-  for (const a of el.attributes) {
-    if (n++ > 24) break;
-    if (a.name.startsWith("on")) continue;
-    out[a.name] = a.value.slice(0, 300);
-  }
-  if (["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)) {
-    if (el.type === "password") delete out["value"];
-    else out["value"] = String(el.value || "").slice(0, 300);
-  }
-  return out;
-}
-
-function __pwFacts(el, opts) {
-  opts = opts || {};
-  if (!el || el.nodeType !== 1) return null;
-  const ugcSelector = UGC_SELECTORS.concat(opts.ugc || []).join(", ");
-  const ugc = closestAcross(el, ugcSelector);
-  let dialog = closestAcross(el, DIALOG_SELECTOR);
-  if (!dialog) {
-    for (let node = el; node && node.nodeType === 1; node = parentOf(node)) {
-      const style = getComputedStyle(node);
-      if ((style.position === "fixed" || style.position === "sticky") && node !== el.ownerDocument.body) {
-        const r = node.getBoundingClientRect();
-        if (r.width * r.height > 0.15 * innerWidth * innerHeight || parseInt(style.zIndex || "0", 10) >= 100) { dialog = node; break; }
+  function neighbourhood(el, ugc, dialog) {
+    let node = ugc || dialog;
+    if (!node) {
+      // The nearest container with some text, but not one so large it is the whole page.
+      node = el;
+      for (let i = 0; i < 6 && parentOf(node); i++) {
+        const up = parentOf(node);
+        if (!isElement(up) || testRe(/^(BODY|HTML|MAIN)$/, tagNameOf(up)) || (textContentOf(up) || "").length > 1500) break;
+        node = up;
+        if ((textContentOf(node) || "").length > 160 ||
+            testRe(/^(P|LI|TD|SECTION|ARTICLE|FORM|ASIDE|HEADER|FOOTER)$/, tagNameOf(node))) break;
       }
     }
-  }
-  const link = closestAcross(el, "a[href], area[href]");
-  const submitter = submitterOf(el) && (el.form || closestAcross(el, "form")) ? el : null;
-  const tag = el.tagName.toLowerCase();
-  const inner = el.innerText !== undefined ? el.innerText : el.textContent;
-  const full = textOf(el, MAX_TEXT * 2);
-  const visibleText = clip(inner, MAX_TEXT);
-  const fullText = clip(full, MAX_TEXT);
-  const reason = hiddenReason(el);
-  let region = null;
-  for (let node = el; node && !region; node = parentOf(node)) {
-    if (node.nodeType !== 1) continue;
-    for (const [name, sel] of LANDMARKS) { if (node.matches(sel)) { region = name; break; } }
-  }
-  const type = tag === "input" ? (el.getAttribute("type") || "text").toLowerCase() : (tag === "textarea" ? "textarea" : null);
-  const aria = ariaText(el);
-  const name = clip(labelText(el) || el.getAttribute("aria-label") || el.getAttribute("alt") ||
-    (tag === "input" && ["submit", "button"].includes(type) ? el.value : "") || visibleText ||
-    el.getAttribute("title") || el.getAttribute("placeholder") || "", 200);
-  let ugcSelectorHit = null;
-  if (ugc) { for (const s of UGC_SELECTORS.concat(opts.ugc || [])) { try { if (ugc.matches(s)) { ugcSelectorHit = s; break; } } catch (e) {} } }
-  return {
-    tag,
-    role: el.getAttribute("role") || implicitRole(el),
-    name,
-    text: visibleText,
-    hidden_text: fullText.length > visibleText.length + 8 ? fullText : "",
-    aria_text: aria,
-    attrs: attrsOf(el),
-    href: link ? link.href : null,
-    link_target: link ? link.getAttribute("target") : null,
-    download: !!(link && link.hasAttribute("download")),
-    form: formFacts(el, submitter),
-    is_submit: !!submitter,
-    input_type: type,
-    value: (tag === "input" || tag === "textarea") ? String(el.value || "").slice(0, 300) : null,
-    editable: el.isContentEditable || ((tag === "input" || tag === "textarea") && !el.readOnly && !el.disabled),
-    visible: reason === null,
-    hidden_reason: reason,
-    in_ugc: !!ugc,
-    ugc_selector: ugcSelectorHit,
-    in_dialog: !!dialog,
-    overlay_in_ugc: !!(dialog && ugc && ugc !== dialog && ugc.contains(dialog)),
-    region,
-    context_text: neighbourhood(el, ugc, dialog),
-    frame_url: el.ownerDocument.URL,
-  };
-}
-
-function __pwSources(needle, opts) {
-  // Where `needle` (a typed value or a URL) occurs in the page: text (hidden included),
-  // link targets and aria attributes; each with ~300 characters of surroundings.
-  opts = opts || {};
-  const out = [];
-  if (!needle || needle.length < 6) return out;
-  const lower = needle.toLowerCase();
-  const ugcSelector = UGC_SELECTORS.concat(opts.ugc || []).join(", ");
-  const doc = document;
-  const push = (node, snippet, kind) => {
-    const el = node.nodeType === 1 ? node : node.parentElement;
-    if (!el) return;
-    out.push({
-      snippet: clip(snippet, 600),
-      in_ugc: !!closestAcross(el, ugcSelector),
-      hidden: hiddenReason(el) !== null,
-      in_dialog: !!closestAcross(el, DIALOG_SELECTOR),
-      kind,
-    });
-  };
-  const body = doc.body;
-  if (!body) return out;
-  const walker = doc.createTreeWalker(body, NodeFilter.SHOW_TEXT);
-  let node, seen = 0;
-  while ((node = walker.nextNode()) && out.length < 4 && seen < 20000) {
-    seen++;
-    const text = node.nodeValue;
-    if (!text || text.length < 6) continue;
-    const at = text.toLowerCase().indexOf(lower);
-    if (at < 0) continue;
-    const block = closestAcross(node.parentElement, UGC_SELECTORS.join(", ") + ", " + DIALOG_SELECTOR + ", p, li, div") || node.parentElement;
-    push(node, textOf(block, 900) || text, "text");
-  }
-  for (const a of doc.querySelectorAll("a[href], area[href], form[action], [aria-label], [title]")) {
-    if (out.length >= 6) break;
-    const href = a.href || a.getAttribute("action") || "";
-    const label = (a.getAttribute("aria-label") || "") + " " + (a.getAttribute("title") || "");
-    if (href && href.toLowerCase().indexOf(lower) >= 0) {
-      const block = closestAcross(a, UGC_SELECTORS.join(", ") + ", " + DIALOG_SELECTOR + ", p, li") || a;
-      push(a, textOf(block, 900) + " " + href, "href");
-    } else if (label.toLowerCase().indexOf(lower) >= 0) {
-      push(a, label, "attribute");
+    // Hidden text is included on purpose: injections hide there.
+    const text = textOf(node, MAX_CONTEXT * 2);
+    const extras = [];
+    for (const child of queryAll(node, "[aria-label],[title],[alt],[aria-description]")) {
+      push(extras, ariaText(child));
+      if (extras.length > 20) break;
     }
+    return clip(text + (extras.length ? " | " + joinList(extras, " | ") : ""), MAX_CONTEXT);
   }
-  return out;
-}
 
-function __pwResult(el, opts) {
-  return {count: el ? 1 : 0, facts: el ? __pwFacts(el, opts) : null,
-          sources: opts.needle ? __pwSources(opts.needle, opts) : []};
-}
-
-function __pwAtPoint(opts) {
-  let el = document.elementFromPoint(opts.x, opts.y);
-  while (el && el.shadowRoot && el.shadowRoot.elementFromPoint) {
-    const inner = el.shadowRoot.elementFromPoint(opts.x, opts.y);
-    if (!inner || inner === el) break;
-    el = inner;
-  }
-  return __pwResult(el, opts);
-}
-
-function __pwFocused(opts) {
-  let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  try {
-    while (el && el.tagName === "IFRAME" && el.contentDocument && el.contentDocument.activeElement) {
-      el = el.contentDocument.activeElement;
+  function attrsOf(el) {
+    const out = {};
+    let n = 0;
+    for (const a of attributesOf(el)) {
+      if (n++ > 24) break;
+      if (indexOf(a.name, "on") === 0) continue;
+      out[a.name] = sliceText(a.value, 0, 300);
     }
-  } catch (e) { /* cross-origin frame: stop at the iframe */ }
-  if (el === document.body || el === document.documentElement) el = null;
-  return __pwResult(el, opts);
+    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
+      if (toLower(getAttr(el, "type") || "") === "password") delete out["value"];
+      else out["value"] = sliceText(String(instanceGet(valueGetters, el, "") || ""), 0, 300);
+    }
+    return out;
+  }
+
+  function facts(el, opts) {
+    opts = opts || {};
+    if (!isElement(el)) return null;
+    const ugcSelector = joinList(UGC_SELECTORS.concat(opts.ugc || []), ", ");
+    const ugc = closestAcross(el, ugcSelector);
+    let dialog = closestAcross(el, DIALOG_SELECTOR);
+    const body = bodyOf(ownerDocumentOf(el));
+    if (!dialog) {
+      for (let node = el; isElement(node); node = parentOf(node)) {
+        const position = style(node, "position");
+        if ((position === "fixed" || position === "sticky") && node !== body) {
+          const r = rectOf(node);
+          if (r.width * r.height > 0.15 * innerW() * innerH() || parseInt(style(node, "z-index") || "0", 10) >= 100) {
+            dialog = node;
+            break;
+          }
+        }
+      }
+    }
+    const link = closestAcross(el, "a[href], area[href]");
+    const submitter = isSubmitter(el) && formOf(el) ? el : null;
+    const t = tag(el);
+    const visibleText = clip(el instanceof HTMLElement ? innerTextOf(el) : textContentOf(el), MAX_TEXT);
+    const fullText = clip(textOf(el, MAX_TEXT * 2), MAX_TEXT);
+    const reason = hiddenReason(el);
+    let region = null;
+    for (let node = el; node && !region; node = parentOf(node)) {
+      if (!isElement(node)) continue;
+      for (const [name, sel] of LANDMARKS) { if (matchesSel(node, sel)) { region = name; break; } }
+    }
+    const type = t === "input" ? toLower(getAttr(el, "type") || "text") : (t === "textarea" ? "textarea" : null);
+    const aria = ariaText(el);
+    const ownValue = instanceGet(valueGetters, el, null);
+    const name = clip(labelText(el) || getAttr(el, "aria-label") || getAttr(el, "alt") ||
+      (t === "input" && ["submit", "button"].includes(type) ? ownValue : "") || visibleText ||
+      getAttr(el, "title") || getAttr(el, "placeholder") || "", 200);
+    let ugcHit = null;
+    if (ugc) {
+      for (const s of UGC_SELECTORS.concat(opts.ugc || [])) {
+        try { if (matchesSel(ugc, s)) { ugcHit = s; break; } } catch (e) { /* invalid custom selector */ }
+      }
+    }
+    const editable = (el instanceof HTMLElement && contentEditableOf(el)) ||
+      ((t === "input" || t === "textarea") && !instanceGet(readOnlyGetters, el, false) && !instanceGet(disabledGetters, el, false));
+    return {
+      tag: t,
+      role: getAttr(el, "role") || implicitRole(el),
+      name,
+      text: visibleText,
+      hidden_text: fullText.length > visibleText.length + 8 ? fullText : "",
+      aria_text: aria,
+      attrs: attrsOf(el),
+      href: link ? resolve(getAttr(link, "href"), link) : null,
+      link_target: link ? getAttr(link, "target") : null,
+      download: !!(link && hasAttr(link, "download")),
+      form: formFacts(el, submitter),
+      is_submit: !!submitter,
+      input_type: type,
+      value: (t === "input" || t === "textarea") ? sliceText(String(ownValue || ""), 0, 300) : null,
+      editable: !!editable,
+      visible: reason === null,
+      hidden_reason: reason,
+      in_ugc: !!ugc,
+      ugc_selector: ugcHit,
+      in_dialog: !!dialog,
+      overlay_in_ugc: !!(dialog && ugc && ugc !== dialog && containsNode(ugc, dialog)),
+      region,
+      context_text: neighbourhood(el, ugc, dialog),
+      frame_url: docURLOf(ownerDocumentOf(el)),
+    };
+  }
+
+  function attrQuery(names, value) {
+    const quoted = '"' + replaceText(replaceText(value, /\\/g, "\\\\"), /"/g, '\\"') + '"';
+    return joinList(names.map((n) => "[" + n + "*=" + quoted + " i]"), ", ");
+  }
+
+  function sources(needle, opts) {
+    // Where `needle` (a typed value, or a URL as host+path) occurs in the page: text (hidden
+    // included), link targets and aria/title attributes, each with its surroundings. Native
+    // searches first, so a page without the needle costs one textContent scan and two queries.
+    opts = opts || {};
+    const out = [];
+    if (!needle || needle.length < 6) return out;
+    const lower = toLower(needle);
+    const ugcSelector = joinList(UGC_SELECTORS.concat(opts.ugc || []), ", ");
+    const blockSelector = joinList(UGC_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li, div";
+    const doc = document;
+    const body = bodyOf(doc);
+    if (!body) return out;
+    const add = (node, snippet, kind) => {
+      const el = isElement(node) ? node : parentElementOf(node);
+      if (!el) return;
+      push(out, {
+        snippet: clip(snippet, 600),
+        in_ugc: !!closestAcross(el, ugcSelector),
+        hidden: hiddenReason(el) !== null,
+        in_dialog: !!closestAcross(el, DIALOG_SELECTOR),
+        kind,
+      });
+    };
+    if (indexOf(toLower(textContentOf(body) || ""), lower) >= 0) {
+      const walker = makeWalker(doc, body, SHOW_TEXT);
+      let node, seen = 0;
+      while ((node = walkNext(walker)) && out.length < 4 && seen < 50000) {
+        seen++;
+        const text = nodeValueOf(node);
+        if (!text || text.length < 6 || indexOf(toLower(text), lower) < 0) continue;
+        const parent = parentElementOf(node);
+        const block = (parent && closestAcross(parent, blockSelector)) || parent;
+        add(node, (block && textOf(block, 900)) || text, "text");
+      }
+    }
+    const linkBlock = joinList(UGC_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li";
+    const hrefNeedle = opts.path && opts.path.length >= 2 ? opts.path : needle;
+    let candidates = [];
+    try { candidates = docQueryAll(doc, attrQuery(["href"], hrefNeedle) + ", " + attrQuery(["action"], hrefNeedle)); }
+    catch (e) { /* a needle the selector syntax cannot carry: text search only */ }
+    for (const a of candidates) {
+      if (out.length >= 6) break;
+      const raw = getAttr(a, "href") || getAttr(a, "action") || "";
+      const href = raw ? resolve(raw, a) : "";
+      if (href && indexOf(toLower(href), lower) >= 0) {
+        add(a, textOf(closestAcross(a, linkBlock) || a, 900) + " " + href, "href");
+      }
+    }
+    let labelled = [];
+    try { labelled = docQueryAll(doc, attrQuery(["aria-label", "title", "aria-description", "alt"], needle)); }
+    catch (e) { /* see above */ }
+    for (const a of labelled) {
+      if (out.length >= 6) break;
+      const label = joinList([getAttr(a, "aria-label"), getAttr(a, "title"), getAttr(a, "aria-description"),
+        getAttr(a, "alt")].filter(Boolean), " ");
+      add(a, label, "attribute");
+    }
+    return out;
+  }
+
+  function result(el, opts) {
+    return {count: el ? 1 : 0, facts: el ? facts(el, opts) : null,
+            sources: opts.needle ? sources(opts.needle, opts) : []};
+  }
+
+  function atPoint(opts) {
+    let el = fromPoint(document, opts.x, opts.y);
+    while (el && shadowFromPoint && shadowRootOf(el)) {
+      const inner = shadowFromPoint(shadowRootOf(el), opts.x, opts.y);
+      if (!inner || inner === el) break;
+      el = inner;
+    }
+    return result(el, opts);
+  }
+
+  function focused(opts) {
+    let el = activeOf(document);
+    while (el && shadowRootOf(el) && shadowActiveOf(shadowRootOf(el))) el = shadowActiveOf(shadowRootOf(el));
+    try {
+      while (el && el instanceof HTMLIFrameElement && contentDocumentOf(el) && activeOf(contentDocumentOf(el))) {
+        el = activeOf(contentDocumentOf(el));
+      }
+    } catch (e) { /* cross-origin frame: stop at the iframe */ }
+    if (el === bodyOf(document) || el === docElementOf(document)) el = null;
+    return result(el, opts);
+  }
+
+  function locator(els, opts) {
+    const one = els.length >= 1 && (els.length === 1 || !opts.strict);
+    return {count: els.length, facts: one ? facts(els[0], opts) : null,
+            sources: opts.needle ? sources(opts.needle, opts) : []};
+  }
+
+  return Object.freeze({facts, sources, result, atPoint, focused, locator});
 }

@@ -265,14 +265,34 @@ async def test_blocked_verdict_carries_ids_explanation_guidance_prediction(page:
 
 
 async def test_unreadable_target_fails_closed(page: Page) -> None:
-    """A page that breaks the facts reader does not get its action through unchecked."""
+    """Where the reader could not be installed first, a page that breaks it gets a BLOCK."""
+    await page.goto("http://app.test/plain.html")  # loaded before the guard: no installed reader
     guarded = Guard().wrap(page)
-    await guarded.goto("http://app.test/plain.html")
     await page.evaluate("() => { window.getComputedStyle = () => { throw new Error('no styles'); }; }")
     with pytest.raises(ActionBlocked) as caught:
         await guarded.click("#pbutton")
     assert "facts" in caught.value.verdict.explanation
     assert await page.title() == "Plain"
+
+
+async def test_patched_dom_cannot_fool_the_installed_reader(page: Page) -> None:
+    """Page scripts that patch DOM primitives after load do not change what the guard reads."""
+    guarded = Guard(goal="Open the plain page.").wrap(page)
+    await guarded.goto("http://app.test/injection.html")
+    await page.evaluate(
+        """() => {
+            window.getComputedStyle = () => { throw new Error('no styles'); };
+            Element.prototype.getAttribute = function () { return null; };
+            Object.defineProperty(Node.prototype, 'textContent', {get() { return 'harmless'; }});
+            Object.defineProperty(HTMLElement.prototype, 'innerText', {get() { return 'harmless'; }});
+        }"""
+    )
+    with pytest.raises(ActionBlocked) as caught:
+        await guarded.locator("main a").first.click()  # CSS: Playwright's role engine breaks too
+    assert caught.value.verdict.violated_policy_ids == ["PW-INJECTION"]
+    assert caught.value.verdict.prediction is not None
+    assert caught.value.verdict.prediction.navigation is not None
+    assert caught.value.verdict.prediction.navigation.url.startswith("http://evil.test/plain.html")
 
 
 async def test_playwright_errors_reach_the_agent_unchanged(page: Page) -> None:
