@@ -10,9 +10,60 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import quote, quote_plus
 
-__all__ = ["Secret", "SecretRegistry"]
+__all__ = [
+    "API_KEY",
+    "CARD_NUMBER",
+    "JWT",
+    "PRIVATE_KEY",
+    "Secret",
+    "SecretRegistry",
+    "luhn_valid",
+    "redact_credentials",
+]
 
 MIN_SECRET_LENGTH = 4
+
+#: Credentials recognisable by their format, whether registered or not.
+API_KEY = re.compile(
+    r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}"
+    r"|glpat-[A-Za-z0-9_\-]{20,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9\-]{10,}"
+    r"|AIza[0-9A-Za-z_\-]{35}|sk_live_[0-9A-Za-z]{24,}|rk_live_[0-9A-Za-z]{24,}|hf_[A-Za-z0-9]{30,})"
+)
+PRIVATE_KEY = re.compile(r"-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----")
+_PRIVATE_KEY_BLOCK = re.compile(
+    r"-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:[\s\S]*?-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)"
+)
+JWT = re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
+CARD_NUMBER = re.compile(r"(?<!\d)(?:\d[ \-.]?){12,18}\d(?!\d)")
+
+
+def luhn_valid(digits: str) -> bool:
+    """The Luhn checksum of a card number."""
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        n = int(char)
+        if index % 2 == 1:
+            n *= 2
+            if n > 9:
+                n -= 9
+        total += n
+    return total % 10 == 0
+
+
+def _card(match: re.Match[str]) -> str:
+    digits = re.sub(r"\D", "", match.group(0))
+    return "[REDACTED:card_number]" if 13 <= len(digits) <= 19 and luhn_valid(digits) else match.group(0)
+
+
+def redact_credentials(text: str) -> str:
+    """`text` with API keys, private keys, JWTs and card numbers replaced by a marker."""
+    if not text or len(text) < 13:
+        return text
+    text = _PRIVATE_KEY_BLOCK.sub("[REDACTED:private_key]", text)
+    text = API_KEY.sub("[REDACTED:api_key]", text)
+    text = JWT.sub("[REDACTED:jwt]", text)
+    return CARD_NUMBER.sub(_card, text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 import structlog
 
-from pagewarden.secrets import SecretRegistry
+from pagewarden.secrets import SecretRegistry, redact_credentials
 
 __all__ = ["configure_logging", "get_logger", "global_secrets", "redact_value"]
 
@@ -32,9 +32,10 @@ def global_secrets() -> SecretRegistry:
 
 
 def redact_value(value: Any, secrets: SecretRegistry) -> Any:
-    """`value` with secrets redacted in every string, recursively through dicts and lists."""
+    """`value` with registered secrets and recognisable credentials (API keys, private keys,
+    JWTs, card numbers) redacted in every string, recursively through dicts and lists."""
     if isinstance(value, str):
-        return secrets.redact(value)
+        return redact_credentials(secrets.redact(value))
     if isinstance(value, dict):
         return {k: redact_value(v, secrets) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -43,8 +44,6 @@ def redact_value(value: Any, secrets: SecretRegistry) -> Any:
 
 
 def _redact_processor(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
-    if not _SECRETS:
-        return event
     return {k: redact_value(v, _SECRETS) for k, v in event.items()}
 
 

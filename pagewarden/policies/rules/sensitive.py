@@ -30,36 +30,18 @@ from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
 from pagewarden.policies.rules._matching import normalise
 from pagewarden.policies.rules._typed import INPUT_KINDS, typed_text
 from pagewarden.policies.rules.urls import destinations
+from pagewarden.secrets import API_KEY, CARD_NUMBER, JWT, PRIVATE_KEY, luhn_valid
 
 __all__ = ["PATTERNS", "SensitiveData", "luhn_valid"]
 
 USER = "the user"  # the destination of messages to the user and of the final answer
 
 
-def luhn_valid(digits: str) -> bool:
-    """The Luhn checksum of a card number."""
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        n = int(char)
-        if index % 2 == 1:
-            n *= 2
-            if n > 9:
-                n -= 9
-        total += n
-    return total % 10 == 0
-
-
-_CARD = re.compile(r"(?<!\d)(?:\d[ \-.]?){12,18}\d(?!\d)")
+_CARD = CARD_NUMBER
 PATTERNS: dict[str, re.Pattern[str]] = {
-    "api_key": re.compile(
-        r"\b(?:sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}"
-        r"|glpat-[A-Za-z0-9_\-]{20,}|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9\-]{10,}"
-        r"|AIza[0-9A-Za-z_\-]{35}|sk_live_[0-9A-Za-z]{24,}|rk_live_[0-9A-Za-z]{24,}|hf_[A-Za-z0-9]{30,})"
-    ),
-    "private_key": re.compile(
-        r"-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----"
-    ),
-    "jwt": re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    "api_key": API_KEY,
+    "private_key": PRIVATE_KEY,
+    "jwt": JWT,
     "email": re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}\b"),
     "us_ssn": re.compile(r"(?<!\d)(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?!\d)"),
     "iban": re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b"),
