@@ -137,7 +137,13 @@ def check_step(step_file: Path, policy_file: Path | None, goal: str | None, no_b
     help="Run the naive agent on raw pages to show that the attacks work (report in OUT/unguarded).",
 )
 @click.option("--scenario", "scenarios", multiple=True, help="Run only this scenario (repeatable).")
-def demo(out_dir: Path, headed: bool, unguarded: bool, scenarios: tuple[str, ...]) -> None:
+@click.option(
+    "--ask/--no-ask",
+    default=None,
+    help="Answer ASK decisions on this terminal (default: when stdin is a terminal; otherwise an ASK stops "
+    "the action like a denied approval).",
+)
+def demo(out_dir: Path, headed: bool, unguarded: bool, scenarios: tuple[str, ...], ask: bool | None) -> None:
     """Run scripted agents on a local tracker and forum with planted prompt injections.
 
     Guarded (the default), every action goes through the embedded default guard (no policy
@@ -146,10 +152,18 @@ def demo(out_dir: Path, headed: bool, unguarded: bool, scenarios: tuple[str, ...
     works on a raw page.
     """
     from pagewarden.demo.runner import run_demo
+    from pagewarden.guard import terminal_approver
 
+    if ask is None:
+        ask = sys.stdin.isatty()
     try:
         result = run_demo(
-            out_dir, guarded=not unguarded, headed=headed, scenario_ids=scenarios, console=console
+            out_dir,
+            guarded=not unguarded,
+            headed=headed,
+            scenario_ids=scenarios,
+            console=console,
+            approver=terminal_approver() if ask else None,
         )
     except KeyError as exc:
         raise click.UsageError(str(exc.args[0])) from None

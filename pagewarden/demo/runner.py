@@ -23,7 +23,7 @@ from pagewarden._browser import chromium_launch_options
 from pagewarden.demo._agent import Agent, AgentStopped, StepRecord
 from pagewarden.demo.agents import SCENARIOS, Outcome, Scenario, scenario_by_id
 from pagewarden.demo.site import DemoSite
-from pagewarden.guard import Guard
+from pagewarden.guard import Approver, Guard
 
 __all__ = ["DEFAULT_OUT", "AgentRun", "DemoResult", "TraceTail", "run_agent", "run_demo", "run_demo_async"]
 
@@ -131,7 +131,14 @@ class DemoResult:
 
 
 async def run_agent(
-    browser: Browser, site: DemoSite, scenario: Scenario, agent_name: str, *, guarded: bool, out: Path
+    browser: Browser,
+    site: DemoSite,
+    scenario: Scenario,
+    agent_name: str,
+    *,
+    guarded: bool,
+    out: Path,
+    approver: Approver | None = None,
 ) -> AgentRun:
     """Run one agent ("benign" or "naive") through `scenario` in a fresh browser context.
 
@@ -158,7 +165,7 @@ async def run_agent(
             trace_path = out / "traces" / f"{prefix}.jsonl"
             trace_path.parent.mkdir(parents=True, exist_ok=True)
             trace_path.unlink(missing_ok=True)
-            guard = Guard(goal=scenario.goal, trace=trace_path, screenshots=True)
+            guard = Guard(goal=scenario.goal, trace=trace_path, screenshots=True, approver=approver)
             target = guard.wrap(page)
             verdicts = TraceTail(trace_path)
             run.trace = trace_path.relative_to(out).as_posix()
@@ -188,8 +195,12 @@ async def run_demo_async(
     guarded: bool = True,
     headed: bool = False,
     scenarios: Iterable[Scenario] = SCENARIOS,
+    approver: Approver | None = None,
 ) -> DemoResult:
-    """Run the scenarios' agents (benign and naive guarded; naive only unguarded)."""
+    """Run the scenarios' agents (benign and naive guarded; naive only unguarded).
+
+    `approver` answers ASK decisions; without one an ASK stops the action.
+    """
     out = Path(out)
     for stale in ("screenshots", "traces"):  # left by an earlier run into the same directory
         shutil.rmtree(out / stale, ignore_errors=True)
@@ -204,7 +215,9 @@ async def run_demo_async(
                     for name in agents:
                         if name == "naive" and scenario.naive is None:
                             continue
-                        run = await run_agent(browser, site, scenario, name, guarded=guarded, out=out)
+                        run = await run_agent(
+                            browser, site, scenario, name, guarded=guarded, out=out, approver=approver
+                        )
                         result.runs.append(run)
             finally:
                 await browser.close()
@@ -218,6 +231,7 @@ def run_demo(
     headed: bool = False,
     scenario_ids: Sequence[str] = (),
     console: Any = None,
+    approver: Approver | None = None,
 ) -> DemoResult:
     """Run the demo, print the table, write ``report.html`` and ``results.json`` into `out`.
 
@@ -227,7 +241,9 @@ def run_demo(
 
     out = Path(out) if guarded else Path(out) / "unguarded"
     chosen = [scenario_by_id(s) for s in scenario_ids] if scenario_ids else list(SCENARIOS)
-    result = asyncio.run(run_demo_async(out, guarded=guarded, headed=headed, scenarios=chosen))
+    result = asyncio.run(
+        run_demo_async(out, guarded=guarded, headed=headed, scenarios=chosen, approver=approver)
+    )
     write_json(result, Path(out) / "results.json")
     write_html(result, Path(out) / "report.html")
     print_result(result, console)
