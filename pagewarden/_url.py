@@ -20,12 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote, urljoin, urlsplit
 
+import idna as _idna  # IDNA 2008 / UTS #46, as browsers map hosts
 from publicsuffix2 import PublicSuffixList
-
-try:  # IDNA 2008 / UTS #46, as browsers do it (a dependency of httpx)
-    import idna as _idna
-except ImportError:  # pragma: no cover - fall back to Python's IDNA 2003 codec
-    _idna = None
 
 __all__ = [
     "ParsedURL",
@@ -124,9 +120,8 @@ def _normalise_ipv4(host: str) -> str | None:
 def _map_unicode(host: str) -> str:
     """UTS #46 mapping (case, full-width forms, ignored characters), as browsers apply it."""
     host = host.replace("\u3002", ".").replace("\uff0e", ".").replace("\uff61", ".")
-    if _idna is not None:
-        with contextlib.suppress(_idna.IDNAError, ValueError):
-            return _idna.uts46_remap(host, std3_rules=False, transitional=False)
+    with contextlib.suppress(_idna.IDNAError, ValueError):
+        return _idna.uts46_remap(host, std3_rules=False, transitional=False)
     return host.lower()
 
 
@@ -134,9 +129,8 @@ def _to_ascii(host: str) -> str | None:
     """Punycode form of a mapped host, or None when it cannot be encoded."""
     if host.isascii():
         return host.lower()
-    if _idna is not None:
-        with contextlib.suppress(_idna.IDNAError, UnicodeError, ValueError):
-            return _idna.encode(host, uts46=False).decode("ascii")
+    with contextlib.suppress(_idna.IDNAError, UnicodeError, ValueError):
+        return _idna.encode(host, uts46=False).decode("ascii")
     with contextlib.suppress(UnicodeError):
         return host.encode("idna").decode("ascii")
     return None
