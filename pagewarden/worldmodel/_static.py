@@ -229,7 +229,10 @@ def predict_static(step: Step) -> Prediction:
                     delta = f"follows link {label!r} to {navigation.url}" + (
                         " in a new tab" if new_tab else ""
                     )
-            submits = el.form is not None and (el.is_submit or (kind == "press" and el.editable))
+            # Enter in a single-line field submits its form (implicit submission); in a
+            # textarea or a contenteditable it types a new line.
+            enter_submits = kind == "press" and el.editable and el.tag == "input"
+            submits = el.form is not None and (el.is_submit or enter_submits)
             if submits:
                 submission = _submission(el, page_url)
                 if submission is not None and el.form is not None:
