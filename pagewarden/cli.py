@@ -80,44 +80,101 @@ def policies_show(file: Path | None, baseline: bool, as_json: bool) -> None:
     console.print(table)
 
 
-# -- one step ------------------------------------------------------------------------------
+# -- recorded steps ------------------------------------------------------------------------
+_EXIT = {"allow": 0, "block": 10, "ask": 11, "revise": 12}
+_SEVERITY = ("allow", "revise", "ask", "block")
+
+
+def _read_steps(path: Path) -> list[tuple[dict, str | None]]:
+    """The steps in `path`: one step object, one trace line, or a JSON-lines trace.
+
+    Each comes with the decision recorded next to it (None when the file has none).
+    """
+    text = path.read_text(encoding="utf-8")
+    try:
+        items = [json.loads(text)]
+    except json.JSONDecodeError as whole:
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) < 2:
+            raise ValueError(f"not JSON: {whole}") from None
+        items = []
+        for number, line in enumerate(lines, 1):
+            try:
+                items.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"line {number}: not JSON: {exc}") from None
+    steps = []
+    for item in items:
+        if isinstance(item, dict) and "step" in item and "action" not in item:
+            recorded = (
+                item.get("verdict", {}).get("decision") if isinstance(item.get("verdict"), dict) else None
+            )
+            steps.append((item["step"], recorded))
+        else:
+            steps.append((item, None))
+    return steps
+
+
 @main.command("check")
 @click.argument("step_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-p", "--policies", "policy_file", type=click.Path(path_type=Path), help="Policy file.")
-@click.option("--goal", help="The user's goal (overrides the step's).")
+@click.option("--goal", help="The user's goal (overrides the steps').")
 @click.option("--no-baseline", is_flag=True, help="Leave out the built-in baseline policies.")
 def check_step(step_file: Path, policy_file: Path | None, goal: str | None, no_baseline: bool) -> None:
-    """Judge one recorded step (a trace line or its `step` object) and print the verdict.
+    """Judge recorded steps without a browser and print the verdicts.
 
-    Exit status: 0 allow, 10 block, 11 ask, 12 revise; 1 on bad input, 2 on bad usage.
+    STEP_FILE is one step (a `step` object or a trace line: the verdict is printed as JSON),
+    or a whole JSON-lines trace: its steps are judged in order, as one session (the guard's
+    memory follows what ran in the recording), and a table compares each recorded decision
+    with today's — for trying new policies on recorded sessions.
+
+    Exit status: the most severe decision — 0 allow, 10 block, 11 ask, 12 revise; 1 on bad
+    input, 2 on bad usage.
     """
-    from pagewarden.guard import DataFormatError, Decision, Guard, Step
+    from dataclasses import replace
+
+    from pagewarden.guard import Guard, Step
 
     try:
-        data = json.loads(step_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        err_console.print(f"[red]error[/red] {step_file}: not JSON: {exc}", highlight=False)
-        sys.exit(1)
-    if isinstance(data, dict) and "step" in data and "action" not in data:
-        data = data["step"]
-    try:
-        step = Step.from_dict(data)
+        raw_steps = _read_steps(step_file)
+        steps = [(Step.from_dict(data), recorded) for data, recorded in raw_steps]
         guard = Guard(PolicySet.load(policy_file) if policy_file else None, baseline=not no_baseline)
-    except DataFormatError as exc:
-        err_console.print(f"[red]error[/red] {step_file}: {exc}", highlight=False)
-        sys.exit(1)
-    except PolicyError as exc:
-        for problem in exc.problems:
-            err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        if isinstance(exc, PolicyError):
+            for problem in exc.problems:
+                err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+        else:
+            err_console.print(f"[red]error[/red] {step_file}: {exc}", highlight=False)
         sys.exit(1)
     if goal is not None:
-        from dataclasses import replace
-
-        step = replace(step, goal=goal)
-    verdict = guard.evaluate(step)
-    click.echo(json.dumps(verdict.to_dict(), indent=2, ensure_ascii=False))
-    codes = {Decision.ALLOW: 0, Decision.BLOCK: 10, Decision.ASK: 11, Decision.REVISE: 12}
-    sys.exit(codes[verdict.decision])
+        steps = [(replace(step, goal=goal), recorded) for step, recorded in steps]
+    if len(steps) == 1:
+        verdict = guard.evaluate(steps[0][0])
+        click.echo(json.dumps(verdict.to_dict(), indent=2, ensure_ascii=False))
+        sys.exit(_EXIT[verdict.decision.value])
+    table = Table(title=f"{step_file} — {len(steps)} steps judged again")
+    for column in ("#", "action", "recorded", "now", "policies", "reason"):
+        table.add_column(column, overflow="fold")
+    worst = "allow"
+    changed = 0
+    for index, (step, recorded) in enumerate(steps, 1):
+        # Memory follows what happened in the recorded session: a step counts as run when
+        # its recorded decision was allow (or, with no record, when today's verdict allows it).
+        step = replace(step, previous=guard.session.previous, goal=step.goal or guard.goal)
+        verdict = guard.evaluate(step)
+        guard.commit(step, verdict, ran=recorded == "allow" if recorded is not None else verdict.allowed)
+        now = verdict.decision.value
+        worst = max(worst, now, key=_SEVERITY.index)
+        changed += recorded is not None and recorded != now
+        mark = "" if recorded in (None, now) else " [yellow](changed)[/yellow]"
+        reason = "" if now == "allow" else verdict.explanation[:120]
+        table.add_row(
+            str(index), step.action.describe()[:70], recorded or "-", now + mark,
+            ", ".join(verdict.violated_policy_ids) or "-", reason,
+        )  # fmt: skip
+    console.print(table)
+    console.print(f"{changed} decision(s) differ from the recorded ones", highlight=False)
+    sys.exit(_EXIT[worst])
 
 
 # -- demo (the main job) ---------------------------------------------------------------------

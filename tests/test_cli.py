@@ -118,3 +118,37 @@ def test_check_rejects_malformed_steps_clearly(tmp_path: Path, content: str, mes
     result = run("check", str(path))
     assert result.returncode == 1
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_check_judges_a_whole_trace_again(tmp_path: Path) -> None:
+    """A recorded session judged with new policies: memory follows what ran in the recording."""
+    policy_file = tmp_path / "p.yaml"
+    policy_file.write_text(GOOD)
+    page = "http://tracker.test/issues/1"
+
+    def line(kind: str, value: str, recorded: str) -> str:
+        step = Step(
+            action=Action(kind=kind, value=value), observation=Observation(url=page), goal="Triage issues"
+        )
+        return json.dumps({"step": step.to_dict(), "verdict": {"decision": recorded}})
+
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(
+        "\n".join(
+            [
+                line("goto", "http://tracker.test/issues/2", "allow"),
+                line("goto", "http://tracker.test/alice/profile", "allow"),
+                line("goto", "http://tracker.test/issues/3", "allow"),
+            ]
+        )
+        + "\n"
+    )
+    result = run("check", str(trace), "-p", str(policy_file))
+    assert result.returncode == 10, result.stderr
+    assert "3 steps judged again" in result.stdout
+    assert "1 decision(s) differ from the recorded ones" in result.stdout
+    assert "P001" in result.stdout
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(trace.read_text() + "{not json\n")
+    failed = run("check", str(broken))
+    assert failed.returncode == 1 and "line 4: not JSON" in failed.stderr
