@@ -171,6 +171,26 @@ ACTIONS: dict[str, dict[str, ActionSpec]] = {
         "install": ActionSpec("network_config", target="none"),
     },
     "Debugger": {},
+    "FileChooser": {"set_files": ActionSpec("set_input_files", target="chooser", value=(0, "files"))},
+    "Dialog": {"accept": ActionSpec("accept_dialog", target="dialog", value=(0, "prompt_text"))},
+    "Worker": {
+        "evaluate": ActionSpec("evaluate", target="none", value=(0, "expression")),
+        "evaluate_handle": ActionSpec("evaluate", target="none", value=(0, "expression")),
+    },
+    # Reached from events and routes: read-only, but wrapped so that the pages and frames
+    # they lead to (response.frame, message.page …) stay guarded.
+    "Request": {},
+    "Response": {},
+    "Route": {},
+    "WebSocket": {},
+    "WebSocketRoute": {},
+    "ConsoleMessage": {},
+    "Download": {},
+    "WebError": {},
+    "WebStorage": {},
+    "Video": {},
+    "Tracing": {},
+    "Screencast": {},
     "FrameLocator": {},
     "Clock": {},
 }
@@ -245,6 +265,33 @@ READ_ONLY: dict[str, frozenset[str]] = {
     "WebMCP": _COMMON_READ | _names("tools"),
     "Credentials": _COMMON_READ | _names("get"),
     "Debugger": _COMMON_READ | _names("next paused_details request_pause resume run_to"),
+    "FileChooser": _COMMON_READ | _names("element is_multiple page"),
+    "Dialog": _COMMON_READ | _names("default_value dismiss message page type"),
+    "Worker": _COMMON_READ | _names("expect_event url"),
+    "Request": _COMMON_READ
+    | _names(
+        """all_headers existing_response failure frame header_value headers headers_array
+        is_navigation_request method post_data post_data_buffer post_data_json redirected_from
+        redirected_to resource_type response service_worker sizes timing url"""
+    ),
+    "Response": _COMMON_READ
+    | _names(
+        """all_headers body finished frame from_service_worker header_value header_values headers
+        headers_array http_version json ok request security_details server_addr status status_text
+        text url"""
+    ),
+    # Only reachable inside route handlers, whose registration needed approval.
+    "Route": _COMMON_READ | _names("abort continue_ fallback fetch fulfill request"),
+    "WebSocket": _COMMON_READ | _names("expect_event is_closed url wait_for_event"),
+    "WebSocketRoute": _COMMON_READ | _names("close connect_to_server on_close on_message protocols send url"),
+    "ConsoleMessage": _COMMON_READ | _names("args location page text timestamp type worker"),
+    "Download": _COMMON_READ | _names("cancel delete failure page path save_as suggested_filename url"),
+    "WebError": _COMMON_READ | _names("error location page"),
+    "WebStorage": _COMMON_READ | _names("clear get_item items remove_item set_item"),
+    "Video": _COMMON_READ | _names("delete path save_as"),
+    "Tracing": _COMMON_READ | _names("group group_end start start_chunk start_har stop stop_chunk stop_har"),
+    "Screencast": _COMMON_READ
+    | _names("hide_actions hide_overlays show_actions show_chapter show_overlay show_overlays start stop"),
     "Clock": _COMMON_READ
     | _names("fast_forward install pause_at resume run_for set_fixed_time set_system_time"),
 }

@@ -198,6 +198,12 @@ def _observe(
             else:
                 x, y = shared.mouse_position(page)
             target, sources = yield from facts_at_point(page, x, y, needle=needle, ugc_selectors=ugc, lib=lib)
+        elif spec.target == "chooser":
+            target, sources = yield from facts_of_handle(
+                raw.element, needle=needle, ugc_selectors=ugc, lib=lib
+            )
+        elif spec.target == "dialog":
+            target = _dialog_facts(raw)
         elif spec.target == "focused" and page is not None:
             target, sources = yield from facts_of_focused(page, needle=needle, ugc_selectors=ugc, lib=lib)
         elif needle and page is not None:
@@ -238,6 +244,22 @@ def _observe(
         drop_target=drop,
         value_sources=sources,
         notes=tuple(notes),
+    )
+
+
+def _dialog_facts(dialog: Any) -> ElementFacts:
+    """A JavaScript dialog (alert, confirm, prompt, beforeunload) as the element acted on."""
+    message = str(dialog.message or "")
+    return ElementFacts(
+        tag="dialog",
+        role="alertdialog",
+        name=message[:200],
+        text=message[:400],
+        in_dialog=True,
+        region="dialog",
+        context_text=message[:1200],
+        attrs={"type": str(dialog.type)},
+        selector=f"dialog:{dialog.type}",
     )
 
 

@@ -257,6 +257,8 @@ class Guarded:
             return frame if _type_name(frame) == "Page" else None
         if kind == "FrameLocator":
             return obj.owner.page
+        if kind in ("FileChooser", "Dialog"):
+            return obj.page
         parent = self._pw_parent
         return parent if _type_name(parent) == "Page" else None
 

@@ -72,6 +72,7 @@ ACTION_KINDS: frozenset[str] = frozenset(
         "unclassified",
         "send_msg_to_user",
         "call_tool",
+        "accept_dialog",
         "finish",  # the agent declares the task done (its final answer), for guard.check users
     }
 )

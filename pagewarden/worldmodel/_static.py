@@ -135,7 +135,7 @@ SCRIPT_KINDS = frozenset(
         "unclassified",
     }
 )
-_ACTIVATING = frozenset({"click", "dblclick", "tap"})
+_ACTIVATING = frozenset({"click", "dblclick", "tap", "accept_dialog"})
 
 
 def classify_consequence(*texts: str) -> tuple[Consequence, tuple[str, ...]]:

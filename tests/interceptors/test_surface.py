@@ -302,3 +302,53 @@ async def test_playwright_errors_reach_the_agent_unchanged(page: Page) -> None:
         await guarded.click("#does-not-exist", timeout=300)
     with pytest.raises(pw_async.Error, match=re.compile("strict mode violation", re.I)):
         await guarded.locator("a, button").click()
+
+
+async def test_file_chooser_set_files_is_checked(page: Page) -> None:
+    guard = Guard(_policy({"consent": {"actions": ["set_input_files"]}}))
+    guarded = guard.wrap(page)
+    await guarded.goto("http://app.test/events.html")
+    async with guarded.expect_file_chooser() as info:
+        await guarded.click("#upload")
+    chooser = await info.value
+    assert isinstance(chooser, Guarded) and isinstance(chooser.page, Guarded)
+    with pytest.raises(ApprovalRequired) as caught:
+        await chooser.set_files({"name": "a.txt", "mimeType": "text/plain", "buffer": b"x"})
+    assert caught.value.verdict.findings[0].evidence["action"] == "set_input_files"
+    assert await page.title() == "Events"
+
+
+async def test_accepting_a_confirm_dialog_is_checked(page: Page) -> None:
+    guarded = Guard(DANGER).wrap(page)
+    outcomes: list[str] = []
+
+    async def on_dialog(dialog: Any) -> None:
+        assert isinstance(dialog, Guarded)
+        try:
+            await dialog.accept()
+            outcomes.append("accepted")
+        except ApprovalRequired as exc:
+            outcomes.append(f"asked:{exc.verdict.prediction.consequence.value}")
+            await dialog.dismiss()
+
+    guarded.on("dialog", on_dialog)
+    await guarded.goto("http://app.test/events.html")
+    await guarded.click("#confirm")
+    await page.wait_for_function("document.title !== 'Events'")
+    assert outcomes == ["asked:irreversible"]
+    assert await page.title() == "kept"
+
+
+async def test_event_payloads_lead_back_to_guarded_objects(page: Page) -> None:
+    guarded = Guard(DANGER).wrap(page)
+    frames: list[Any] = []
+    pages: list[Any] = []
+    guarded.on("response", lambda response: frames.append(response.frame))
+    guarded.on("console", lambda message: pages.append(message.page))
+    await guarded.goto("http://app.test/actions.html")
+    await page.evaluate("console.log('x')")  # raw: the page itself logs
+    await page.wait_for_timeout(50)
+    assert frames and all(isinstance(f, Guarded) for f in frames)
+    assert pages and all(isinstance(p, Guarded) for p in pages)
+    with pytest.raises(ApprovalRequired):
+        await frames[0].click("#danger")
