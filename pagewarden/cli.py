@@ -20,12 +20,26 @@ err_console = Console(stderr=True, soft_wrap=True, width=None if sys.stderr.isat
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="pagewarden")
-def main() -> None:
+@click.option(
+    "-v", "--verbose", count=True, help="Log guard decisions (-v) and debug events (-vv) to stderr."
+)
+@click.option(
+    "--log-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the log as JSON lines to this file (secrets redacted).",
+)
+def main(verbose: int, log_file: Path | None) -> None:
     """pagewarden: a safety guard between browser agents and the browser.
 
     Every action an agent takes on a guarded Playwright page is checked against the
     organisation's policies and the user's goal before it runs.
     """
+    import logging
+
+    from pagewarden.trace import configure_logging
+
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    configure_logging(console=True, json_file=log_file, level=level)
 
 
 # -- policies ------------------------------------------------------------------------------
@@ -149,7 +163,7 @@ def check_step(step_file: Path, policy_file: Path | None, goal: str | None, no_b
     if goal is not None:
         steps = [(replace(step, goal=goal), recorded) for step, recorded in steps]
     if len(steps) == 1:
-        verdict = guard.evaluate(steps[0][0])
+        verdict = guard.check(steps[0][0])
         click.echo(json.dumps(verdict.to_dict(), indent=2, ensure_ascii=False))
         sys.exit(_EXIT[verdict.decision.value])
     table = Table(title=f"{step_file} — {len(steps)} steps judged again")
