@@ -283,5 +283,11 @@ class Guard:
         if self.trace is not None:
             self.trace.close()
 
+    def __enter__(self) -> Guard:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def __repr__(self) -> str:
         return f"Guard({len(self.policies)} policies, mode={self.mode!r}, session={self.session_id})"
