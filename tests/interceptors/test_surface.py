@@ -346,8 +346,10 @@ async def test_event_payloads_lead_back_to_guarded_objects(page: Page) -> None:
     guarded.on("response", lambda response: frames.append(response.frame))
     guarded.on("console", lambda message: pages.append(message.page))
     await guarded.goto("http://app.test/actions.html")
-    await page.evaluate("console.log('x')")  # raw: the page itself logs
-    await page.wait_for_timeout(50)
+    async with guarded.expect_console_message() as info:
+        await page.evaluate("console.log('x')")  # raw: the page itself logs
+    message = await info.value
+    assert isinstance(message.page, Guarded)
     assert frames and all(isinstance(f, Guarded) for f in frames)
     assert pages and all(isinstance(p, Guarded) for p in pages)
     with pytest.raises(ApprovalRequired):
