@@ -117,6 +117,8 @@ def _ops(url: str) -> dict[str, Op]:
         "click": lambda page, i: page.locator(f"#button-{i % BUTTONS}").click(),
         "fill": lambda page, i: page.locator(f"#field-{i % FIELDS}").fill(f"value {i}"),
         "goto": lambda page, i: page.goto(f"{url}?visit={i}"),
+        # a read-only call passes straight through the stand-ins: no check, no round trip added
+        "read": lambda page, i: page.locator(f"#button-{i % BUTTONS}").inner_text(),
     }
 
 
