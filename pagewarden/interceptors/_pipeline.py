@@ -31,6 +31,7 @@ from pagewarden.observe._gather import (
     facts_of_locator,
     install_script,
     needle_for,
+    stopped_navigations,
     value_sources,
 )
 from pagewarden.observe._prune import prune_snapshot
@@ -46,6 +47,8 @@ _EXCEPTIONS: dict[Decision, type[GuardError]] = {
     Decision.REVISE: RevisionRequired,
 }
 _URL_KINDS = frozenset({"goto", "new_page", "request"})
+#: Clicks whose link or form destination the installed reader pins until the click lands.
+_PINNED_KINDS = frozenset({"click", "dblclick", "tap"})
 _NEEDS_SOURCES = frozenset({"fill", "type"}) | _URL_KINDS
 Pipeline = Generator[Call, Any, Any]
 
@@ -161,6 +164,7 @@ def _observe(
     needle = needle_for(action.kind, action.value) if action.kind in _NEEDS_SOURCES else None
     ugc = shared.ugc_selectors
     lib = shared.facts_reader
+    pin = action.kind in _PINNED_KINDS and shared.guard.mode == "enforce"
     if page is not None and shared.needs_reader(page):
         # Installed once per context, before page scripts of every later document run.
         try:
@@ -183,6 +187,7 @@ def _observe(
                 ugc_selectors=ugc,
                 selector=action.selector,
                 lib=lib,
+                pin=pin,
             )
         elif spec.target == "self" and owner._pw_type == "ElementHandle":
             target, sources = yield from facts_of_handle(raw, needle=needle, ugc_selectors=ugc, lib=lib)
@@ -190,7 +195,7 @@ def _observe(
             strict = bool(kwargs.get("strict", False))
             target, count, sources = yield from facts_of_locator(
                 raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
-                ugc_selectors=ugc, selector=action.selector, lib=lib,
+                ugc_selectors=ugc, selector=action.selector, lib=lib, pin=pin,
             )  # fmt: skip
         elif spec.target in ("point", "mouse") and page is not None:
             if spec.target == "point":
@@ -260,6 +265,33 @@ def _dialog_facts(dialog: Any) -> ElementFacts:
         context_text=message[:1200],
         attrs={"type": str(dialog.type)},
         selector=f"dialog:{dialog.type}",
+    )
+
+
+def _destination_changed(step: Step, verdict: Verdict, stop: dict[str, Any]) -> Verdict:
+    """The verdict once the page swapped the judged destination and the reader stopped it."""
+    message = (
+        f"the page changed the {stop.get('how', 'link')}'s destination when it was clicked, from "
+        f"{stop.get('expected')} to {stop.get('actual')}; the navigation was stopped"
+    )
+    finding = Finding(
+        policy_id="PW-GUARD",
+        rule="destination_pinning",
+        message=message,
+        risk_level="high",
+        score=0.9,
+        guidance="The page tried to send you somewhere other than where its link said. Do not retry "
+        "it; continue with the user's goal another way, or tell the user.",
+        evidence={"expected": stop.get("expected"), "actual": stop.get("actual")},
+    )
+    return replace(
+        verdict,
+        decision=Decision.BLOCK,
+        score=max(verdict.score, 0.9),
+        findings=(finding, *verdict.findings),
+        explanation=f"[PW-GUARD/destination_pinning] {message}",
+        guidance=finding.guidance,
+        approved_by=None,
     )
 
 
@@ -334,11 +366,27 @@ def guarded_action(
     call_args = tuple(shared.unwrap(a) for a in args)
     call_kwargs = {k: shared.unwrap(v) for k, v in kwargs.items()}
     executed = time.perf_counter()
+    pinned = (
+        action.kind in _PINNED_KINDS
+        and guard.mode == "enforce"
+        and observation.target is not None
+        and (observation.target.href is not None or observation.target.is_submit)
+        and page is not None
+    )
     try:
         result = yield Call(method, call_args, call_kwargs)
+        if pinned:
+            try:
+                stopped = yield from stopped_navigations(page, shared.facts_reader)
+            except Exception:  # noqa: BLE001 - the page navigated away: nothing was stopped
+                stopped = []
+            if stopped:
+                verdict = _destination_changed(step, verdict, stopped[0])
     finally:
         done = {**verdict.timings_ms, "execute": round((time.perf_counter() - executed) * 1000, 3)}
         guard.commit(step, replace(verdict, timings_ms=done), ran=True, screenshot=screenshot)
+    if verdict.decision is Decision.BLOCK and verdict.enforced and verdict.approved_by is None:
+        raise exception_for(verdict, action.describe())
     return shared.wrap(result)
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "facts_of_locator",
     "install_script",
     "needle_for",
+    "stopped_navigations",
     "value_sources",
 ]
 
@@ -53,6 +54,7 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     "point": ("opts", "lib.atPoint(opts)"),
     "focused": ("opts", "lib.focused(opts)"),
     "sources": ("opts", "lib.sources(opts.needle, opts)"),
+    "report": ("opts", "lib.report()"),
 }
 _GUARDED_BODY = "try {{ {setup} return {expr}; }} catch (e) {{ return {{__error: String(e)}}; }}"
 
@@ -82,8 +84,9 @@ def install_script(name: str) -> str:
     them later cannot change what the guard reads.
     """
     return (
-        f"(() => {{ {_library()}\n try {{ Object.defineProperty(window, {json.dumps(name)}, "
-        "{value: __pwLibrary(), enumerable: false, configurable: false, writable: false});"
+        f"(() => {{ {_library()}\n try {{ const lib = __pwLibrary(); lib.listen();"
+        f" Object.defineProperty(window, {json.dumps(name)}, "
+        "{value: lib, enumerable: false, configurable: false, writable: false});"
         " } catch (e) {} })();"
     )
 
@@ -162,14 +165,16 @@ def facts_of_locator(
     ugc_selectors: Sequence[str] = (),
     selector: str | None = None,
     lib: str | None = None,
+    pin: bool = False,
 ) -> Gather:
     """Facts of the element `locator` resolves to, its match count and where `needle` occurs.
 
     Waits (like the action would) only when nothing matches yet. With `strict` and several
-    matches it raises Playwright's own strict-mode error, as the action would.
+    matches it raises Playwright's own strict-mode error, as the action would. With `pin`,
+    the installed reader pins the link or form destination it read (see `stopped_navigations`).
     Returns ``(facts, count, sources)``.
     """
-    opts = {"strict": strict, "needle": needle, "ugc": list(ugc_selectors), "lib": lib}
+    opts = {"strict": strict, "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "pin": pin}
     result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)))
     if result["count"] == 0:
         wait_kwargs: dict[str, Any] = {"state": "attached"}
@@ -237,3 +242,13 @@ def value_sources(
     if isinstance(result, dict) and "__error" in result:
         raise FactsUnavailable(f"the sources script failed in the page: {result['__error']}")
     return _sources(result if isinstance(result, list) else ())
+
+
+def stopped_navigations(page_or_frame: Any, lib: str) -> Gather:
+    """Navigations the installed reader stopped because the page changed a pinned destination.
+
+    Returns a list of ``{"expected", "actual", "how"}``; empty when nothing was stopped, or when
+    the page has navigated away (then nothing was stopped either).
+    """
+    result = yield Call(page_or_frame.evaluate, (_installed_js("report"), {"lib": lib}))
+    return [item for item in result if isinstance(item, dict)] if isinstance(result, list) else []

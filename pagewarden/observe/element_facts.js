@@ -480,11 +480,67 @@ function __pwLibrary() {
     return result(el, opts);
   }
 
-  function locator(els, opts) {
-    const one = els.length >= 1 && (els.length === 1 || !opts.strict);
-    return {count: els.length, facts: one ? facts(els[0], opts) : null,
-            sources: opts.needle ? sources(opts.needle, opts) : []};
+  // -- destination pinning ------------------------------------------------------------------
+  // A page can show one link target and swap it when the click comes (on mousedown), or
+  // rewrite a form's action on submit. When the guard has judged a click, the destination
+  // it judged is pinned here; a listener that runs before any page listener stops the
+  // navigation if, at click or submit time, it leads to another origin. Only the installed
+  // reader pins (the inline one has no listener and no memory between calls).
+  const originOf = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
+  let pinned = null;
+  const stopped = [];
+  function pin(el, f) {
+    const link = closestAcross(el, "a[href], area[href]");
+    const form = f && f.form ? formOf(el) : null;
+    pinned = {link, href: f ? f.href : null, form, action: f && f.form ? f.form.action : null,
+              until: Date.now() + 10000};
+  }
+  function stop(event, expected, actual, how) {
+    event.preventDefault();
+    push(stopped, {expected, actual, how});
+    pinned = null;
+  }
+  function onClick(event) {
+    if (!pinned || !event.isTrusted || Date.now() > pinned.until || !pinned.link) return;
+    const path = event.composedPath();
+    for (const node of path) {
+      if (node === pinned.link) {
+        const now = resolve(getAttr(node, "href") || "", node);
+        if (originOf(now) !== originOf(pinned.href)) stop(event, pinned.href, now, "link");
+        return;
+      }
+    }
+  }
+  function onSubmit(event) {
+    if (!pinned || Date.now() > pinned.until || !pinned.form || event.target !== pinned.form) return;
+    const submitter = event.submitter;
+    const attr = (submitter && getAttr(submitter, "formaction")) || getAttr(pinned.form, "action");
+    const now = attr && trimText(attr) ? resolve(attr, pinned.form) : docURLOf(ownerDocumentOf(pinned.form));
+    if (originOf(now) !== originOf(pinned.action)) stop(event, pinned.action, now, "form");
+  }
+  function listen() {
+    // Registered before any page script: the capture listeners run first; the submit check
+    // runs again when the event bubbles back to the window, after the form's own handlers
+    // (an inline onsubmit that rewrites the action) and before the browser reads the action.
+    // (The Navigation API could stop script-driven navigations too, but Playwright then waits
+    // for the cancelled navigation until its timeout.)
+    const add = uncurry(EventTarget.prototype.addEventListener);
+    add(W, "click", onClick, true);
+    add(W, "submit", onSubmit, true);
+    add(W, "submit", onSubmit, false);
+  }
+  function report() {
+    const out = stopped.splice(0, stopped.length);
+    pinned = null;
+    return out;
   }
 
-  return Object.freeze({facts, sources, result, atPoint, focused, locator});
+  function locator(els, opts) {
+    const one = els.length >= 1 && (els.length === 1 || !opts.strict);
+    const f = one ? facts(els[0], opts) : null;
+    if (opts.pin && f && (f.href || f.is_submit)) pin(els[0], f);
+    return {count: els.length, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
+  }
+
+  return Object.freeze({facts, sources, result, atPoint, focused, locator, listen, report});
 }
