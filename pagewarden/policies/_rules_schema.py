@@ -9,7 +9,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 __all__ = [
     "ACTION_KINDS",
@@ -159,6 +167,12 @@ def _check_actions(value: list[str]) -> list[str]:
     return value
 
 
+#: Text terms, CSS/XPath selectors and action kinds, each checked where it is declared.
+Terms = Annotated[list[str], BeforeValidator(_as_list), AfterValidator(_check_terms)]
+Selectors = Annotated[list[str], BeforeValidator(_as_list), AfterValidator(_check_selectors)]
+Actions = Annotated[list[str], BeforeValidator(_as_list), AfterValidator(_check_actions)]
+
+
 class ConsentRule(_RuleBase):
     """Actions on matching elements need approval or a prior message to the user.
 
@@ -169,25 +183,10 @@ class ConsentRule(_RuleBase):
     """
 
     kind: ClassVar[str] = "consent"
-    match: StrList = Field(default_factory=list)
-    selectors: StrList = Field(default_factory=list)
-    actions: StrList = Field(default_factory=lambda: ["click"], min_length=1)
-    message_terms: StrList = Field(default_factory=list)
-
-    @field_validator("actions")
-    @classmethod
-    def _actions(cls, value: list[str]) -> list[str]:
-        return _check_actions(value)
-
-    @field_validator("match", "message_terms")
-    @classmethod
-    def _terms(cls, value: list[str]) -> list[str]:
-        return _check_terms(value)
-
-    @field_validator("selectors")
-    @classmethod
-    def _selectors(cls, value: list[str]) -> list[str]:
-        return _check_selectors(value)
+    match: Terms = Field(default_factory=list)
+    selectors: Selectors = Field(default_factory=list)
+    actions: Actions = Field(default_factory=lambda: ["click"], min_length=1)
+    message_terms: Terms = Field(default_factory=list)
 
 
 class SensitiveDataRule(_RuleBase):
@@ -248,19 +247,9 @@ class ActionBudgetRule(_RuleBase):
 
     kind: ClassVar[str] = "action_budget"
     action: str
-    match: StrList = Field(default_factory=list)
-    selectors: StrList = Field(default_factory=list)
+    match: Terms = Field(default_factory=list)
+    selectors: Selectors = Field(default_factory=list)
     max: int = Field(ge=0)
-
-    @field_validator("match")
-    @classmethod
-    def _terms(cls, value: list[str]) -> list[str]:
-        return _check_terms(value)
-
-    @field_validator("selectors")
-    @classmethod
-    def _selectors(cls, value: list[str]) -> list[str]:
-        return _check_selectors(value)
 
     @field_validator("action")
     @classmethod
@@ -275,25 +264,10 @@ class ForbidElementRule(_RuleBase):
     contains one of the `match` terms."""
 
     kind: ClassVar[str] = "forbid_element"
-    match: StrList = Field(default_factory=list)
-    selectors: StrList = Field(default_factory=list)
-    actions: StrList = Field(default_factory=lambda: ["click"], min_length=1)
+    match: Terms = Field(default_factory=list)
+    selectors: Selectors = Field(default_factory=list)
+    actions: Actions = Field(default_factory=lambda: ["click"], min_length=1)
     check_value: bool = False
-
-    @field_validator("actions")
-    @classmethod
-    def _actions(cls, value: list[str]) -> list[str]:
-        return _check_actions(value)
-
-    @field_validator("match")
-    @classmethod
-    def _terms(cls, value: list[str]) -> list[str]:
-        return _check_terms(value)
-
-    @field_validator("selectors")
-    @classmethod
-    def _selectors(cls, value: list[str]) -> list[str]:
-        return _check_selectors(value)
 
     @model_validator(mode="after")
     def _something_to_match(self) -> ForbidElementRule:
@@ -309,7 +283,7 @@ class SequenceStep(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     action: str
-    match: StrList = Field(default_factory=list)
+    match: Terms = Field(default_factory=list)
     selector: str | None = None
 
     @field_validator("action")
@@ -317,11 +291,6 @@ class SequenceStep(BaseModel):
     def _action(cls, value: str) -> str:
         _check_actions([value])
         return value
-
-    @field_validator("match")
-    @classmethod
-    def _terms(cls, value: list[str]) -> list[str]:
-        return _check_terms(value)
 
     @field_validator("selector")
     @classmethod
