@@ -238,18 +238,32 @@ class Guard:
         if self.trace is not None:
             self.trace.write(step, verdict, screenshot=screenshot)
 
-    async def approve(self, verdict: Verdict, step: Step) -> bool:
-        """Ask the approver about an ASK verdict; False when there is none or it fails."""
+    def ask_approver(self, verdict: Verdict, step: Step) -> bool | Awaitable[bool]:
+        """The approver's answer to an ASK verdict: a bool, or an awaitable of one for an
+        async approver (the wrappers' drivers resolve it). No approver, or one that fails or
+        answers anything but True, means not approved."""
         if self.approver is None:
             return False
         try:
             answer = self.approver(verdict, step)
-            if inspect.isawaitable(answer):
-                answer = await answer
         except Exception as exc:  # noqa: BLE001 - a broken approver means not approved
             self.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
             return False
+        if inspect.isawaitable(answer):
+            return self._awaited_answer(answer)
         return answer is True
+
+    async def _awaited_answer(self, answer: Awaitable[Any]) -> bool:
+        try:
+            return (await answer) is True
+        except Exception as exc:  # noqa: BLE001 - a broken approver means not approved
+            self.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
+            return False
+
+    async def approve(self, verdict: Verdict, step: Step) -> bool:
+        """Ask the approver about an ASK verdict (async form of `ask_approver`)."""
+        answer = self.ask_approver(verdict, step)
+        return await answer if inspect.isawaitable(answer) else answer
 
     # -- wrapping -----------------------------------------------------------------------
     def wrap(self, page: Any) -> Any:

@@ -348,7 +348,7 @@ def guarded_action(
     timings = {"observe": round((observed - started) * 1000, 3), **verdict.timings_ms}
     verdict = replace(verdict, timings_ms=timings)
     if verdict.decision is Decision.ASK and verdict.enforced:
-        approved = yield Call(shared.approve, (verdict, step))
+        approved = yield Call(guard.ask_approver, (verdict, step))
         if approved:
             verdict = replace(verdict, approved_by="approver")
     screenshot = None
@@ -390,22 +390,27 @@ def guarded_action(
     return shared.wrap(result)
 
 
+def _resume(pipeline: Pipeline, value: Any, error: BaseException | None) -> Call:
+    """Hand the last call's result (or its exception) back; StopIteration ends the pipeline."""
+    return pipeline.throw(error) if error is not None else pipeline.send(value)
+
+
 async def drive_async(pipeline: Pipeline) -> Any:
     """Run a pipeline under the async API: await each yielded call."""
     value: Any = None
     error: BaseException | None = None
     while True:
         try:
-            call = pipeline.throw(error) if error is not None else pipeline.send(value)
+            call = _resume(pipeline, value, error)
         except StopIteration as stop:
             return stop.value
-        error = None
+        value, error = None, None
         try:
             value = call.fn(*call.args, **call.kwargs)
             if inspect.isawaitable(value):
                 value = await value
         except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
-            error, value = exc, None
+            error = exc
 
 
 def _run_coroutine_in_thread(awaitable: Any) -> Any:
@@ -435,13 +440,13 @@ def drive_sync(pipeline: Pipeline) -> Any:
     error: BaseException | None = None
     while True:
         try:
-            call = pipeline.throw(error) if error is not None else pipeline.send(value)
+            call = _resume(pipeline, value, error)
         except StopIteration as stop:
             return stop.value
-        error = None
+        value, error = None, None
         try:
             value = call.fn(*call.args, **call.kwargs)
             if inspect.isawaitable(value):
                 value = _run_coroutine_in_thread(value)
         except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
-            error, value = exc, None
+            error = exc

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from pagewarden.guard._guard import Guard
-from pagewarden.guard._step import Step
 from pagewarden.guard._verdict import Verdict
 from pagewarden.interceptors._methods import READ_ONLY, ActionSpec, spec_for
 from pagewarden.interceptors._pipeline import drive_async, drive_sync, guarded_action
@@ -78,28 +77,6 @@ class SharedState:
             return False
         self._readers.add(context)
         return True
-
-    # -- approval -------------------------------------------------------------------------
-    def approve(self, verdict: Verdict, step: Step) -> Any:
-        """The approver's answer (a bool, or an awaitable the driver resolves)."""
-        approver = self.guard.approver
-        if approver is None:
-            return False
-        try:
-            answer = approver(verdict, step)
-        except Exception as exc:  # noqa: BLE001 - a broken approver means not approved
-            self.guard.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
-            return False
-        if inspect.isawaitable(answer):
-            return self._await_answer(answer)
-        return answer is True
-
-    async def _await_answer(self, answer: Any) -> bool:
-        try:
-            return (await answer) is True
-        except Exception as exc:  # noqa: BLE001 - a broken approver means not approved
-            self.guard.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
-            return False
 
     # -- mouse ----------------------------------------------------------------------------
     def mouse_position(self, page: Any) -> tuple[float, float]:
