@@ -1,6 +1,7 @@
 """The guard: steps in, verdicts out, decisions applied."""
 
 from pagewarden.guard._approvers import approve_all, deny_all, terminal_approver
+from pagewarden.guard._events import EventBus, EventSink, GuardEvent
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.guard._guard import Approver, Guard
 from pagewarden.guard._risk import Thresholds
@@ -14,9 +15,12 @@ __all__ = [
     "Approver",
     "DataFormatError",
     "Decision",
+    "EventBus",
+    "EventSink",
     "Finding",
     "Guard",
     "GuardError",
+    "GuardEvent",
     "PreviousStep",
     "RevisionRequired",
     "Step",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pagewarden._url import parse_url, registrable_domain
+from pagewarden.guard._events import EventBus, EventSink, GuardEvent
 from pagewarden.guard._risk import Thresholds, decide
 from pagewarden.guard._session import SessionState
 from pagewarden.guard._step import Action, Step
@@ -25,8 +26,8 @@ from pagewarden.observe._facts import Observation
 from pagewarden.policies import Policy, PolicySet, baseline_policies
 from pagewarden.policies.rules import RuleBook, RuleContext
 from pagewarden.secrets import Secret, SecretRegistry
-from pagewarden.trace._logging import get_logger, global_secrets
-from pagewarden.trace._writer import TraceWriter
+from pagewarden.trace._logging import get_logger, global_secrets, redact_value
+from pagewarden.trace._writer import TraceWriter, trace_record
 from pagewarden.worldmodel._static import predict_static
 
 __all__ = ["Approver", "Guard"]
@@ -124,6 +125,7 @@ class Guard:
             self.trace = TraceWriter(trace, self.secrets) if trace is not None else None
         self.screenshots = screenshots and self.trace is not None
         self.snapshot = snapshot
+        self.events = EventBus(on_error=self._sink_failed)
 
     # -- configuration ------------------------------------------------------------------
     def add_secret(
@@ -133,6 +135,19 @@ class Guard:
         secret = self.secrets.add(value, allow_domains=allow_domains, label=label)
         global_secrets().add(value, label=secret.label)
         return secret
+
+    def subscribe(self, sink: EventSink) -> Callable[[], None]:
+        """Call `sink` with every `GuardEvent` of this guard (steps as they are judged, and
+        what other components emit); returns a function that unsubscribes it."""
+        return self.events.subscribe(sink)
+
+    def emit(self, kind: str, data: dict[str, Any]) -> None:
+        """Emit an event of this session to the subscribed sinks; `data` is redacted first."""
+        if self.events.active:
+            self.events.emit(GuardEvent(kind, self.session_id, redact_value(data, self.secrets)))
+
+    def _sink_failed(self, sink: EventSink, exc: BaseException) -> None:
+        self.log.warning("event_sink_failed", sink=repr(sink)[:80], error=f"{type(exc).__name__}: {exc}")
 
     def message_user(self, text: str) -> Verdict:
         """Record that the agent told the user `text` (satisfies consent rules that name it)."""
@@ -235,8 +250,12 @@ class Guard:
                 enforced=verdict.enforced,
                 approved_by=verdict.approved_by,
             )
-        if self.trace is not None:
-            self.trace.write(step, verdict, screenshot=screenshot)
+        if self.trace is not None or self.events.active:
+            record = trace_record(step, verdict, self.secrets, screenshot=screenshot)
+            if self.trace is not None:
+                self.trace.write_record(record)
+            if self.events.active:
+                self.events.emit(GuardEvent("step", step.session or self.session_id, record))
 
     def ask_approver(self, verdict: Verdict, step: Step) -> bool | Awaitable[bool]:
         """The approver's answer to an ASK verdict: a bool, or an awaitable of one for an

@@ -1,7 +1,7 @@
 """Traces (one JSON line per step), structured logging, redaction."""
 
 from pagewarden.trace._logging import configure_logging, get_logger, global_secrets
-from pagewarden.trace._writer import TraceRecord, TraceWriter, read_trace, redact_step_data
+from pagewarden.trace._writer import TraceRecord, TraceWriter, read_trace, redact_step_data, trace_record
 
 __all__ = [
     "TraceRecord",
@@ -11,4 +11,5 @@ __all__ = [
     "global_secrets",
     "read_trace",
     "redact_step_data",
+    "trace_record",
 ]

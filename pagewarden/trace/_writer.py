@@ -15,7 +15,14 @@ from pagewarden.guard._verdict import Verdict
 from pagewarden.secrets import SecretRegistry
 from pagewarden.trace._logging import redact_value
 
-__all__ = ["TRACE_FORMAT_VERSION", "TraceRecord", "TraceWriter", "read_trace", "redact_step_data"]
+__all__ = [
+    "TRACE_FORMAT_VERSION",
+    "TraceRecord",
+    "TraceWriter",
+    "read_trace",
+    "redact_step_data",
+    "trace_record",
+]
 
 TRACE_FORMAT_VERSION = 1
 PASSWORD_MASK = "[REDACTED:password]"
@@ -39,6 +46,23 @@ def redact_step_data(data: dict[str, Any], secrets: SecretRegistry) -> dict[str,
             if field.get("type") == "password" and field.get("value"):
                 field["value"] = PASSWORD_MASK
     return redact_value(data, secrets)
+
+
+def trace_record(
+    step: Step, verdict: Verdict, secrets: SecretRegistry, *, screenshot: str | None = None
+) -> dict[str, Any]:
+    """The trace line for one judged step, redacted (the ``step`` event carries the same)."""
+    record: dict[str, Any] = {
+        "v": TRACE_FORMAT_VERSION,
+        "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z",
+        "session": step.session,
+        "index": step.index,
+        "step": redact_step_data(step.to_dict(), secrets),
+        "verdict": redact_value(verdict.to_dict(), secrets),
+    }
+    if screenshot:
+        record["screenshot"] = screenshot
+    return record
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,22 +93,16 @@ class TraceWriter:
 
     def write(self, step: Step, verdict: Verdict, *, screenshot: str | None = None) -> dict[str, Any]:
         """Append the record for one step and return it (as written)."""
-        record: dict[str, Any] = {
-            "v": TRACE_FORMAT_VERSION,
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
-            + f".{int(time.time() * 1000) % 1000:03d}Z",
-            "session": step.session,
-            "index": step.index,
-            "step": redact_step_data(step.to_dict(), self.secrets),
-            "verdict": redact_value(verdict.to_dict(), self.secrets),
-        }
-        if screenshot:
-            record["screenshot"] = screenshot
+        record = trace_record(step, verdict, self.secrets, screenshot=screenshot)
+        self.write_record(record)
+        return record
+
+    def write_record(self, record: dict[str, Any]) -> None:
+        """Append an already built (and redacted) record as one line."""
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()
-        return record
 
     def close(self) -> None:
         """Close the file (idempotent)."""
