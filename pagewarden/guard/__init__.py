@@ -2,7 +2,13 @@
 
 from pagewarden.guard._approvers import approve_all, deny_all, terminal_approver
 from pagewarden.guard._events import EventBus, EventSink, GuardEvent
-from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
+from pagewarden.guard._exceptions import (
+    ActionBlocked,
+    ApprovalRequired,
+    GuardError,
+    RevisionRequired,
+    SessionStopped,
+)
 from pagewarden.guard._guard import Approver, Guard
 from pagewarden.guard._risk import Thresholds
 from pagewarden.guard._step import Action, DataFormatError, PreviousStep, Step
@@ -23,6 +29,7 @@ __all__ = [
     "GuardEvent",
     "PreviousStep",
     "RevisionRequired",
+    "SessionStopped",
     "Step",
     "Thresholds",
     "Verdict",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pagewarden.guard._verdict import Verdict
 
-__all__ = ["ActionBlocked", "ApprovalRequired", "GuardError", "RevisionRequired"]
+__all__ = ["ActionBlocked", "ApprovalRequired", "GuardError", "RevisionRequired", "SessionStopped"]
 
 
 class GuardError(Exception):
@@ -30,3 +30,7 @@ class ApprovalRequired(GuardError):
 
 class RevisionRequired(GuardError):
     """The agent should revise its plan; `verdict.guidance` says how. Nothing ran."""
+
+
+class SessionStopped(GuardError):
+    """A supervisor stopped this session from the console: no further action runs."""

@@ -75,6 +75,9 @@ class Guard:
         screenshots: with a trace, save a screenshot per guarded step next to it.
         snapshot: also record the page title and its aria snapshot (``ai`` mode, pruned) with
             each step. The deterministic tiers do not need it, so it is off by default.
+        console: a supervision console to attach to: a `pagewarden.console.Console` in this
+            process, or the URL (with its token) of a running ``pagewarden console``. The console
+            then approves ASK decisions and can pause, stop or take over the session.
     """
 
     def __init__(
@@ -92,6 +95,7 @@ class Guard:
         screenshots: bool = False,
         snapshot: bool = False,
         session_id: str | None = None,
+        console: Any = None,
     ) -> None:
         if mode not in ("enforce", "monitor"):
             raise ValueError(f"mode must be 'enforce' or 'monitor', not {mode!r}")
@@ -126,6 +130,12 @@ class Guard:
         self.screenshots = screenshots and self.trace is not None
         self.snapshot = snapshot
         self.events = EventBus(on_error=self._sink_failed)
+        #: the link to a supervising console (None when unsupervised); see pagewarden.console
+        self.console: Any = None
+        if console is not None:
+            from pagewarden.console import attach
+
+            attach(self, console)
 
     # -- configuration ------------------------------------------------------------------
     def add_secret(
@@ -312,7 +322,9 @@ class Guard:
         return " ".join(parts)
 
     def close(self) -> None:
-        """Close the trace file."""
+        """Close the trace file (and tell a supervising console that the session ended)."""
+        if self.console is not None:
+            self.console.close()
         if self.trace is not None:
             self.trace.close()
 

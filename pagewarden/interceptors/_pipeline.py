@@ -329,6 +329,9 @@ def guarded_action(
 ) -> Pipeline:
     """Observe, judge, then run `method` or raise the guard's exception."""
     guard = shared.guard
+    if guard.console is not None:
+        # A supervising console may hold the action here (pause, take over) or stop the session.
+        yield from guard.console.gate(shared, owner)
     started = time.perf_counter()
     action = build_action(owner, name, spec, args, kwargs)
     observation = yield from _observe(shared, owner, spec, action, args, kwargs)

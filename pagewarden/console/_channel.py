@@ -1,0 +1,234 @@
+"""Channels between a guard's `ConsoleLink` and a console: in-process, or HTTP to another process.
+
+The HTTP channel is the client side of the console's local API (README, "Event protocol"):
+it registers the session, posts events in batches, puts the newest frame, and long-polls
+for commands, on two daemon threads of its own, so a sink call never blocks the agent.
+When the console cannot be reached, pending approvals are denied at once (fail closed) and
+the channel keeps retrying; events wait in a bounded queue (the oldest are dropped first).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import deque
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+from pagewarden.console._hub import Hub
+from pagewarden.console._protocol import API_VERSION, ProtocolError, check_command
+from pagewarden.guard._events import GuardEvent
+
+if TYPE_CHECKING:
+    from pagewarden.console._link import ConsoleLink
+
+__all__ = ["ConsoleUnavailable", "HttpChannel", "LocalChannel", "LocalController"]
+
+_QUEUE = 5000
+_BATCH = 200
+_POLL_WAIT = 20.0
+
+
+class ConsoleUnavailable(RuntimeError):
+    """The console could not be reached or refused the session (the message never holds the token)."""
+
+
+class LocalController:
+    """Commands for a guard in the console's own process: straight to its link."""
+
+    def __init__(self, link: ConsoleLink) -> None:
+        self.link = link
+
+    def send(self, command: dict[str, Any]) -> None:
+        self.link.receive(command)
+
+
+class LocalChannel:
+    """A link to a `Console` running in this process (on this loop or on its own thread)."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self._controller: LocalController | None = None
+
+    @property
+    def available(self) -> bool:
+        return not self.hub.closed
+
+    def open(self, link: ConsoleLink) -> dict[str, Any]:
+        self._controller = LocalController(link)
+        return self.hub.register(link.guard.session_id, self._controller, remote=False)
+
+    def send_event(self, event: GuardEvent) -> None:
+        self.hub.ingest(event.to_dict(), self._controller)
+
+    def send_frame(self, session: str, data: bytes, viewport: tuple[int, int] | None) -> None:
+        self.hub.put_frame(session, data, viewport)
+
+    def close(self) -> None:
+        self._controller = None
+
+
+def split_console_url(url: str) -> tuple[str, str]:
+    """``(base, token)`` of a console URL such as ``http://127.0.0.1:8765/?token=…``."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError("a console URL looks like http://127.0.0.1:PORT/?token=TOKEN")
+    token = (parse_qs(parts.query).get("token") or [""])[0]
+    if not token:
+        raise ValueError("the console URL has no token (copy the full URL `pagewarden console` printed)")
+    return f"{parts.scheme}://{parts.netloc}", token
+
+
+class HttpChannel:
+    """A link to a console in another process, over its local HTTP API."""
+
+    def __init__(self, url: str, *, timeout: float = 10.0) -> None:
+        self.base, self._token = split_console_url(url)
+        self.timeout = timeout
+        self._cond = threading.Condition()
+        self._events: deque[dict[str, Any]] = deque(maxlen=_QUEUE)
+        self._frame: tuple[str, bytes, tuple[int, int] | None] | None = None
+        self._closing = False
+        self._available = True
+        self._link: ConsoleLink | None = None
+        self._session = ""
+        self._registered: set[str] = set()
+        self._sender = threading.Thread(target=self._send_loop, name="pagewarden-console-send", daemon=True)
+        self._poller = threading.Thread(target=self._poll_loop, name="pagewarden-console-poll", daemon=True)
+
+    def __repr__(self) -> str:  # never show the token
+        return f"HttpChannel({self.base})"
+
+    @property
+    def available(self) -> bool:
+        return self._available
+
+    # -- HTTP ---------------------------------------------------------------------------
+    def _request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        *,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        request = urllib.request.Request(self.base + path, data=body, method=method)
+        request.add_header("Authorization", f"Bearer {self._token}")
+        if body is not None:
+            request.add_header("Content-Type", content_type)
+        for key, value in (headers or {}).items():
+            request.add_header(key, value)
+        try:
+            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
+                payload = response.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read()[:300].decode("utf-8", "replace")
+            raise ConsoleUnavailable(f"the console at {self.base} answered {exc.code}: {detail}") from None
+        except (OSError, ValueError) as exc:
+            raise ConsoleUnavailable(f"the console at {self.base} cannot be reached: {exc}") from None
+        return json.loads(payload) if payload else None
+
+    def _post_json(self, path: str, data: Any, **kw: Any) -> Any:
+        return self._request("POST", path, json.dumps(data, default=str).encode("utf-8"), **kw)
+
+    # -- Channel ------------------------------------------------------------------------
+    def open(self, link: ConsoleLink) -> dict[str, Any]:
+        self._link = link
+        self._session = link.guard.session_id
+        answer = self._post_json(f"/api/v{API_VERSION}/sessions", {"session": self._session})
+        if not isinstance(answer, dict):
+            raise ConsoleUnavailable(f"the console at {self.base} gave an unexpected answer")
+        self._registered.add(self._session)
+        self._sender.start()
+        self._poller.start()
+        return answer
+
+    def send_event(self, event: GuardEvent) -> None:
+        with self._cond:
+            self._events.append(event.to_dict())
+            self._cond.notify()
+
+    def send_frame(self, session: str, data: bytes, viewport: tuple[int, int] | None) -> None:
+        with self._cond:
+            self._frame = (session, data, viewport)
+            self._cond.notify()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closing = True
+            self._cond.notify()
+        if self._sender.is_alive():
+            self._sender.join(self.timeout)
+
+    # -- threads ------------------------------------------------------------------------
+    def _lost(self) -> None:
+        self._available = False
+        if self._link is not None:
+            self._link.channel_lost()
+
+    def _send_loop(self) -> None:
+        backoff = 0.5
+        while True:
+            with self._cond:
+                while not self._events and self._frame is None and not self._closing:
+                    self._cond.wait()
+                if not self._events and self._frame is None and self._closing:
+                    return
+                batch = [self._events.popleft() for _ in range(min(_BATCH, len(self._events)))]
+                frame, self._frame = self._frame, None
+            try:
+                for session in {e["session"] for e in batch} - self._registered:
+                    self._post_json(
+                        f"/api/v{API_VERSION}/sessions", {"session": session, "alias_of": self._session}
+                    )
+                    self._registered.add(session)
+                if batch:
+                    self._post_json(f"/api/v{API_VERSION}/events", {"events": batch})
+                if frame is not None:
+                    session, data, viewport = frame
+                    headers = {"X-Viewport": f"{viewport[0]}x{viewport[1]}"} if viewport else {}
+                    self._request(
+                        "PUT",
+                        f"/api/v{API_VERSION}/sessions/{session}/frame",
+                        data,
+                        content_type="image/jpeg",
+                        headers=headers,
+                    )
+                self._available, backoff = True, 0.5
+            except ConsoleUnavailable:
+                self._lost()
+                if self._closing:
+                    return
+                with self._cond:
+                    self._events.extendleft(reversed(batch))
+                    self._cond.wait(backoff)  # waiting to retry, not to synchronise
+                backoff = min(backoff * 2, 5.0)
+
+    def _poll_loop(self) -> None:
+        seq, backoff = 0, 0.5
+        while not self._closing:
+            try:
+                answer = self._request(
+                    "GET",
+                    f"/api/v{API_VERSION}/sessions/{self._session}/commands?after={seq}&wait={_POLL_WAIT:g}",
+                    timeout=_POLL_WAIT + self.timeout,
+                )
+                self._available, backoff = True, 0.5
+            except ConsoleUnavailable:
+                self._lost()
+                time.sleep(backoff)  # retry pacing for a console that went away
+                backoff = min(backoff * 2, 5.0)
+                continue
+            for command in (answer or {}).get("commands", []):
+                seq = max(seq, int(command.get("seq", seq)))
+                try:
+                    checked = check_command(command)
+                except ProtocolError:
+                    continue
+                if self._link is not None:
+                    self._link.receive(checked)
