@@ -76,7 +76,7 @@ class RemoteController:
         return self.after(seq)
 
 
-@dataclass
+@dataclass(eq=False)
 class Stream:
     """One browser's live connection: a queue the SSE handler drains."""
 

@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Awaitable, Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pagewarden._serde import to_data
 from pagewarden._version import __version__
 from pagewarden.guard._events import GuardEvent
 from pagewarden.guard._exceptions import GuardError, SessionStopped
@@ -73,7 +74,7 @@ def _summary(verdict: Verdict) -> dict[str, Any]:
         "violated_policy_ids": verdict.violated_policy_ids,
         "explanation": verdict.explanation,
         "guidance": verdict.guidance,
-        "prediction": prediction.to_dict() if prediction is not None else None,
+        "prediction": to_data(prediction) if prediction is not None else None,
     }
 
 

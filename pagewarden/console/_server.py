@@ -45,9 +45,11 @@ from pagewarden.console._access import CONSOLE_CSP, REPORT_CSP, SECURITY_HEADERS
 from pagewarden.console._hub import Hub, RemoteController
 from pagewarden.console._protocol import CONTROL_ACTIONS, ProtocolError, check_event, check_order
 from pagewarden.console._report import render_report
+from pagewarden.trace._logging import get_logger
 
 __all__ = ["make_app"]
 
+_log = get_logger(component="console")
 _SID = r"([A-Za-z0-9_.:-]{1,64})"
 _MAX_BODY = 8 * 1024 * 1024
 _KEEPALIVE_S = 15.0
@@ -122,6 +124,12 @@ class BaseHandler(_Secured, tornado.web.RequestHandler):
         self.set_header("Content-Type", "application/json; charset=utf-8")
         self.finish(json.dumps(data, default=str))
 
+    def log_exception(self, typ: Any, value: Any, tb: Any) -> None:
+        """Log a failure without the request URI (it may hold the token)."""
+        if isinstance(value, tornado.web.HTTPError):
+            return
+        _log.error("console_handler_failed", path=self.request.path, error=f"{typ.__name__}: {value}")
+
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         self.set_header("Content-Type", "application/json; charset=utf-8")
         self.finish(json.dumps({"error": self._reason}))
@@ -146,6 +154,12 @@ class IndexHandler(BaseHandler):
         self.need("view")
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.finish((_static_dir() / "console.html").read_bytes())
+
+
+class NoIconHandler(BaseHandler):
+    def get(self) -> None:
+        self.set_status(204)
+        self.finish()
 
 
 class StreamHandler(BaseHandler):
@@ -355,6 +369,18 @@ class CommandsHandler(BaseHandler):
         self.send_json({"commands": commands})
 
 
+def _log_request(handler: tornado.web.RequestHandler) -> None:
+    """Tornado's access log, without the query string (it may hold the token)."""
+    request = handler.request
+    _log.debug(
+        "console_request",
+        method=request.method,
+        path=request.path,
+        status=handler.get_status(),
+        ms=round(request.request_time() * 1000, 1),
+    )
+
+
 def make_app(console: Any) -> tornado.web.Application:
     """The Tornado application of `console` (a `Console`)."""
     ctx = {"console": console}
@@ -362,6 +388,7 @@ def make_app(console: Any) -> tornado.web.Application:
         [
             (r"/", IndexHandler, ctx),
             (r"/static/(.*)", StaticHandler, {"path": str(_static_dir()), "access": console.access}),
+            (r"/favicon\.ico", NoIconHandler, ctx),
             (r"/api/stream", StreamHandler, ctx),
             (r"/api/sessions", SessionsHandler, ctx),
             (rf"/api/sessions/{_SID}", SessionsHandler, ctx),
@@ -381,6 +408,7 @@ def make_app(console: Any) -> tornado.web.Application:
         serve_traceback=False,
         default_handler_class=_NotFound,
         default_handler_args=ctx,
+        log_function=_log_request,
     )
 
 

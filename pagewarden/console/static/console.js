@@ -187,7 +187,7 @@
       if (stepIndexes.has(step.index)) return;
       stepIndexes.add(step.index);
     }
-    const li = el("li", "step d-" + (step.decision || "unknown"));
+    const li = el("li", "step k-" + (step.decision || "unknown"));
     li.dataset.index = step.index;
     li.dataset.decision = step.decision || "";
     const head = el("div", "step-head");
