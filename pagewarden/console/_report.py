@@ -24,6 +24,17 @@ def _when(ts: Any) -> str:
     return _e(ts)
 
 
+def _action(step: dict[str, Any]) -> str:
+    action = step.get("action") or {}
+    text = " ".join(str(v) for v in (action.get("kind"), action.get("selector"), action.get("value")) if v)
+    target = step.get("target") or {}
+    if target.get("name") or target.get("text"):
+        text += f" on {target.get('name') or target.get('text')}"
+    if target.get("href"):
+        text += f" → {target['href']}"
+    return text
+
+
 def _rows(items: list[str]) -> str:
     return "".join(items) or '<tr><td colspan="9" class="none">none</td></tr>'
 
@@ -35,13 +46,7 @@ def render_report(record: SessionRecord) -> str:
         "<tr class='d-{d}'><td>{i}</td><td>{a}</td><td class='url'>{u}</td><td>{d}</td><td>{p}</td>"
         "<td>{x}</td><td>{r}</td></tr>".format(
             i=_e(s.get("index")),
-            a=_e(
-                " ".join(
-                    str(v)
-                    for v in (s["action"].get("kind"), s["action"].get("selector"), s["action"].get("value"))
-                    if v
-                )
-            ),
+            a=_e(_action(s)),
             u=_e(s.get("url")),
             d=_e(s.get("decision"))
             + (f" (approved by {_e(s['approved_by'])})" if s.get("approved_by") else ""),

@@ -167,7 +167,7 @@
     status.dataset.holding = s.holding ? "yes" : "no";
     $("d-reason").textContent = s.reason || "";
     $("d-goal").textContent = s.goal || "(no goal)";
-    $("d-url").textContent = s.url || "";
+    $("d-url").textContent = (s.title ? "“" + clip(s.title, 200) + "” " : "") + (s.url || "");
     $("d-report").href = "/sessions/" + encodeURIComponent(s.id) + "/report?token=" + encodeURIComponent(token);
     const open = s.status !== "stopped" && s.status !== "closed";
     $("btn-pause").disabled = !(open && s.status === "running");
@@ -183,10 +183,10 @@
   }
 
   function addStep(step) {
-    if (step.index !== null && step.index !== undefined) {
-      if (stepIndexes.has(step.index)) return;
-      stepIndexes.add(step.index);
-    }
+    // the same step may come in the opening state and on the stream: show it once
+    const key = [step.ts, step.index, (step.action || {}).kind, (step.action || {}).selector].join("|");
+    if (stepIndexes.has(key)) return;
+    stepIndexes.add(key);
     const li = el("li", "step k-" + (step.decision || "unknown"));
     li.dataset.index = step.index;
     li.dataset.decision = step.decision || "";
@@ -201,7 +201,7 @@
       const t = step.target;
       li.append(el("div", "target page-text", "on " + [t.tag, t.role, clip(t.name || t.text, 160)].filter((v) => v).join(" · ") + (t.href ? " → " + clip(t.href, 200) : "")));
     }
-    li.append(el("div", "url page-text", step.url || ""));
+    li.append(el("div", "url page-text", (step.title ? "“" + clip(step.title, 200) + "” " : "") + (step.url || "")));
     if (step.reasoning) li.append(el("div", "reasoning page-text", "reasoning: " + clip(step.reasoning, 600)));
     if (step.explanation && step.decision !== "allow") li.append(el("div", "explanation page-text", step.explanation));
     const p = step.prediction;
