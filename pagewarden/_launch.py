@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -18,13 +19,24 @@ _NO_BROWSER = (
 )
 
 
-def _guard(guard: Guard | None, trace_dir: str | Path | None, guard_options: Mapping[str, Any]) -> Guard:
+def _guard(
+    guard: Guard | None, trace_dir: str | Path | None, guard_options: Mapping[str, Any], console: Any = None
+) -> Guard:
     if guard is not None:
         if guard_options:
             raise TypeError("pass either a Guard or Guard options, not both")
+        if console is not None:
+            from pagewarden.console import attach
+
+            attach(guard, console)
         return guard
     trace = Path(trace_dir) / "trace.jsonl" if trace_dir is not None else None
-    return Guard(trace=trace, **guard_options)
+    return Guard(trace=trace, console=console, **guard_options)
+
+
+def _announce(console: Any) -> None:
+    """Tell the person where the console of this run is (like Jupyter, on stderr)."""
+    print(f"pagewarden console: {console.url}\n  read-only link: {console.read_only_url}", file=sys.stderr)
 
 
 def _launch_options(headless: bool, host_map: dict[str, int] | None, args: tuple[str, ...]) -> dict[str, Any]:
@@ -46,6 +58,7 @@ async def launch(
     host_map: dict[str, int] | None = None,
     browser_args: tuple[str, ...] = (),
     context_options: Mapping[str, Any] | None = None,
+    console: Any = None,
     **guard_options: Any,
 ) -> AsyncIterator[Any]:
     """Start Chromium (a system Chromium if present, else Playwright's) and yield a guarded page.
@@ -53,10 +66,19 @@ async def launch(
     Either pass a `Guard`, or `Guard` keyword options (`policies=`, `goal=`, `mode=` …);
     `trace_dir` then receives ``trace.jsonl``. The network layer (proxy) is not part of this
     version: the browser connects directly.
+
+    `console`: ``True`` serves a supervision console on this event loop for the run (its URL
+    is printed on stderr), or pass a running `pagewarden.console.Console` or a console's URL.
     """
     from playwright.async_api import Error, async_playwright
 
-    active = _guard(guard, trace_dir, guard_options)
+    own_console = None
+    if console is True:
+        from pagewarden.console import Console
+
+        console = own_console = await Console().start_async()
+        _announce(own_console)
+    active = _guard(guard, trace_dir, guard_options, console)
     async with async_playwright() as playwright:
         try:
             browser = await playwright.chromium.launch(**_launch_options(headless, host_map, browser_args))
@@ -68,6 +90,8 @@ async def launch(
         finally:
             await browser.close()
             active.close()
+            if own_console is not None:
+                await own_console.aclose()
 
 
 @contextmanager
@@ -79,12 +103,20 @@ def launch_sync(
     host_map: dict[str, int] | None = None,
     browser_args: tuple[str, ...] = (),
     context_options: Mapping[str, Any] | None = None,
+    console: Any = None,
     **guard_options: Any,
 ) -> Iterator[Any]:
-    """`launch` for Playwright's sync API (exported as `pagewarden.sync_api.launch`)."""
+    """`launch` for Playwright's sync API (exported as `pagewarden.sync_api.launch`); with
+    ``console=True`` the console runs on a background thread."""
     from playwright.sync_api import Error, sync_playwright
 
-    active = _guard(guard, trace_dir, guard_options)
+    own_console = None
+    if console is True:
+        from pagewarden.console import Console
+
+        console = own_console = Console().start()
+        _announce(own_console)
+    active = _guard(guard, trace_dir, guard_options, console)
     with sync_playwright() as playwright:
         try:
             browser = playwright.chromium.launch(**_launch_options(headless, host_map, browser_args))
@@ -96,3 +128,5 @@ def launch_sync(
         finally:
             browser.close()
             active.close()
+            if own_console is not None:
+                own_console.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -239,6 +240,35 @@ def demo(out_dir: Path, headed: bool, unguarded: bool, scenarios: tuple[str, ...
     except KeyError as exc:
         raise click.UsageError(str(exc.args[0])) from None
     sys.exit(result.exit_code)
+
+
+# -- supervision console ----------------------------------------------------------------------
+@main.command("console")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback).")
+@click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on (0: any free).")
+@click.option(
+    "--approval-timeout", default=120.0, show_default=True, type=float, help="Seconds to answer an ASK."
+)
+def console_command(host: str, port: int, approval_timeout: float) -> None:
+    """Serve the supervision console for guarded sessions in other processes.
+
+    Prints the console's URL (with its token) and a read-only link. A guard attaches with
+    Guard(console=URL). PAGEWARDEN_CONSOLE_TOKEN sets the token instead of a random one.
+    """
+    from pagewarden.console import Console
+
+    token = os.environ.get("PAGEWARDEN_CONSOLE_TOKEN")
+    console = Console(host=host, port=port, approval_timeout=approval_timeout, token=token)
+
+    def announce(running: Console) -> None:
+        click.echo(f"pagewarden console: {running.url}")
+        click.echo(f"read-only link:     {running.read_only_url}")
+        click.echo("Attach a guard with Guard(console=URL). Ctrl+C stops.")
+
+    try:
+        console.serve_forever(announce)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 # -- ST-WebAgentBench: policy import and conformance evaluation ------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from pagewarden.console._access import Access, new_token
@@ -159,11 +160,13 @@ class Console:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def serve_forever(self) -> None:
-        """Serve in the foreground until interrupted (the CLI)."""
+    def serve_forever(self, announce: Callable[[Console], None] | None = None) -> None:
+        """Serve in the foreground until interrupted (the CLI); `announce` is called once serving."""
 
         async def main() -> None:
             await self.start_async()
+            if announce is not None:
+                announce(self)
             try:
                 await asyncio.Event().wait()
             finally:
