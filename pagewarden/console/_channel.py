@@ -62,10 +62,11 @@ class LocalChannel:
         return self.hub.register(link.guard.session_id, self._controller, remote=False)
 
     def send_event(self, event: GuardEvent) -> None:
-        self.hub.ingest(event.to_dict(), self._controller)
+        # Off the agent's hot path: the console's loop files the event (in order).
+        self.hub.call_soon(self.hub.ingest, event.to_dict(), self._controller)
 
     def send_frame(self, session: str, data: bytes, viewport: tuple[int, int] | None) -> None:
-        self.hub.put_frame(session, data, viewport)
+        self.hub.call_soon(self.hub.put_frame, session, data, viewport)
 
     def close(self) -> None:
         self._controller = None
