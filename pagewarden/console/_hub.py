@@ -285,7 +285,9 @@ class Hub:
                 record.step_count += 1
                 decision = shown["decision"] or "?"
                 record.decisions[decision] = record.decisions.get(decision, 0) + 1
-                record.url = shown["url"] or record.url
+                ran = decision == "allow" or shown["approved_by"] is not None
+                went = shown["action"]["value"] if shown["action"]["kind"] == "goto" and ran else None
+                record.url = went or shown["url"] or record.url
                 record.title = shown["title"] or record.title
             elif kind == "approval":
                 approval_id = _text(data.get("id"), 64) or ""

@@ -127,7 +127,7 @@
       button.append(el("span", "goal page-text", clip(s.goal || "(no goal)", 120)));
       const meta = el("span", "meta");
       meta.append(el("span", "status s-" + s.status, statusText(s)));
-      meta.append(el("span", "count", s.steps + " steps"));
+      meta.append(el("span", "count", s.steps + (s.steps === 1 ? " step" : " steps")));
       for (const [decision, count] of Object.entries(s.decisions || {})) {
         meta.append(el("span", "dec d-" + decision, decision + " " + count));
       }
