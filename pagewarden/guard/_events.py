@@ -11,8 +11,10 @@ Event kinds (``GuardEvent.kind``) and their ``data``:
 
 * ``step``: a judged step, exactly the trace line (``{"v", "ts", "session", "index",
   "step", "verdict", "screenshot"?}``), already redacted.
-* others are added by the components that emit them (``network``, ``approval``,
-  ``session``…); each documents its ``data``. Data is JSON-safe and redacted before it
+* ``session``, ``approval``, ``order``: emitted by a supervised guard's console link
+  (`pagewarden.console`); their ``data`` is in README, "Event protocol".
+* others are added by the components that emit them (``network``…); each documents its
+  ``data``. Data is JSON-safe and redacted before it
   leaves the guard.
 """
 
