@@ -19,6 +19,7 @@ from pagewarden.guard import (
     deny_all,
     terminal_approver,
 )
+from pagewarden.llm import LLMConfig
 from pagewarden.observe import ElementFacts, FormFacts, FormField, Observation, TextSource
 from pagewarden.policies import Policy, PolicyError, PolicySet
 from pagewarden.secrets import Secret
@@ -37,6 +38,7 @@ __all__ = [
     "Guard",
     "GuardError",
     "GuardEvent",
+    "LLMConfig",
     "Observation",
     "Policy",
     "PolicyError",
