@@ -337,11 +337,11 @@ def guarded_action(
     )
     unreadable = [n for n in observation.notes if n.startswith("facts-unavailable")]
     try:
-        verdict = (
-            _fail_closed(step, unreadable[0], guard.mode)
-            if unreadable and spec.target != "none"
-            else guard.evaluate(step)
-        )
+        if unreadable and spec.target != "none":
+            verdict = _fail_closed(step, unreadable[0], guard.mode)
+        else:
+            # The deterministic tiers, then the model where the cascade consults it.
+            verdict = yield from guard.judge(step, owner.page_raw())
     except Exception as exc:  # noqa: BLE001 - never crash the agent; fail closed
         verdict = _fail_closed(step, f"guard error: {type(exc).__name__}: {exc}", guard.mode)
     timings = {"observe": round((observed - started) * 1000, 3), **verdict.timings_ms}
