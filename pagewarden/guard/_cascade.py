@@ -215,7 +215,10 @@ class SemanticTier:
             out.append("irreversible")
         elif prediction.consequence is Consequence.CONSEQUENTIAL:
             el = obs.target
-            asked_for = el is not None and not untrusted and goal_supports_text(goal, el.label)
+            # Plainly what the goal asks for: every word of the element's label is in the goal.
+            asked_for = (
+                el is not None and not untrusted and goal_supports_text(goal, el.label, min_overlap=1.0)
+            )
             if not asked_for:
                 out.append("consequential")
         return tuple(dict.fromkeys(out))
