@@ -177,7 +177,7 @@ def test_harmless_and_goal_named_actions_are_not_sent_to_the_model(llm: Scripted
     assert guard.check(fill).decision is Decision.ALLOW
     comment = ElementFacts(tag="button", role="button", name="Comment", is_submit=True)
     issue = "http://tracker.test/acme/webapp/issues/1"
-    click = Step(Action(kind="click"), Observation(url=issue, target=comment))
+    click = Step(Action(kind="click"), Observation(url=issue, target=comment), goal=GOAL)
     assert guard.semantic.reasons(click, guard.evaluate(click)) == ()  # "Comment" is what the goal asks
     assert llm.chat_requests == []
 
