@@ -202,7 +202,10 @@ def prune_for_prompt(
         if omitted:
             what = _summary(omitted)
             pad = "  " * depth
-            out.append(f"{pad}- … {len(omitted)} lines omitted" + (f": {what}" if what else ""))
+            count = len(omitted)
+            out.append(
+                f"{pad}- … {count} line{'s' if count != 1 else ''} omitted" + (f": {what}" if what else "")
+            )
             omitted.clear()
 
     for node in nodes:
