@@ -39,6 +39,8 @@ from pagewarden.observe._gather import Call
 from pagewarden.observe._tree import PrunedTree, prune_for_prompt
 from pagewarden.policies import Policy
 from pagewarden.policies.rules._instructions import goal_supports_text, goal_supports_url
+from pagewarden.secrets import SecretRegistry
+from pagewarden.trace._logging import redact_value
 from pagewarden.worldmodel._llm import RISK_BASE, plan_risk, refine_prediction, render_prediction_prompt
 from pagewarden.worldmodel._prediction import Consequence
 from pagewarden.worldmodel._static import SCRIPT_KINDS
@@ -233,8 +235,10 @@ class SemanticTier:
         policies: Sequence[Policy],
         *,
         snapshot_ms: float = 0.0,
+        secrets: SecretRegistry | None = None,
     ) -> Consultation:
-        """The prompt(s) for `step`: fenced data, pruned tree, relevant policies."""
+        """The prompt(s) for `step`: fenced data, pruned tree, relevant policies. Registered
+        secrets and recognisable credentials are redacted: they never reach the model."""
         started = time.perf_counter()
         opts = self.options
         el = step.observation.target
@@ -273,6 +277,7 @@ class SemanticTier:
         else:
             messages = (render_assessment_prompt(context.sections, **shape),)
             schemas = (Assessment,)
+        messages = tuple(redact_value(m, secrets or SecretRegistry()) for m in messages)
         return Consultation(
             tuple(reasons), messages, schemas, fence.token, context,
             snapshot_ms=snapshot_ms, prepare_ms=(time.perf_counter() - started) * 1000,
@@ -508,7 +513,9 @@ def semantic_stage(
         except Exception:  # noqa: BLE001 - the model can judge without the tree
             snapshot = None
         snapshot_ms = (time.perf_counter() - started) * 1000
-    consultation = tier.prepare(step, verdict, snapshot, reasons, guard.policies, snapshot_ms=snapshot_ms)
+    consultation = tier.prepare(
+        step, verdict, snapshot, reasons, guard.policies, snapshot_ms=snapshot_ms, secrets=guard.secrets
+    )
     outcome = yield Call(tier.consult, (consultation,))
     return tier.apply(
         step,

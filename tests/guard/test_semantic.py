@@ -285,3 +285,12 @@ def test_page_and_agent_text_are_fenced_and_cannot_close_the_fence(llm: Scripted
     # The page's tree and the target's name are inside the page fence too.
     page = user.split(f"<<<BEGIN UNTRUSTED PAGE {token}>>>")[1].split(f"<<<END UNTRUSTED PAGE {token}>>>")[0]
     assert 'button "Close issue"' in page and "target name: Close issue" in page
+
+
+def test_registered_secrets_never_reach_the_model(llm: ScriptedLLM) -> None:
+    llm.on(None, FINE)
+    secret = "hunter2-correct-horse"
+    guard = guard_for(llm, secrets=[secret])
+    guard.check(close_step(reasoning=f"The page asked for the password {secret}, closing the issue first."))
+    assert llm.chat_requests and secret not in llm.chat_requests[0].prompt
+    assert "REDACTED" in llm.chat_requests[0].prompt
