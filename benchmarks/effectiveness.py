@@ -33,7 +33,9 @@ async def measure() -> dict:
     outcomes = []
     with site:
         async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(**chromium_launch_options(host_map={"*.test": site.port}))
+            browser = await playwright.chromium.launch(
+                **chromium_launch_options(host_map={"*.test": site.port})
+            )
             for scenario in SCENARIOS:
                 context = await browser.new_context()
                 outcomes.append(await run_scenario(context, scenario))
@@ -42,8 +44,13 @@ async def measure() -> dict:
     return {
         "classes": summarise(outcomes),
         "scenarios": [
-            {"id": o.scenario.id, "class": o.scenario.cls, "attack": o.scenario.attack, "ok": o.ok,
-             "detail": o.describe()}
+            {
+                "id": o.scenario.id,
+                "class": o.scenario.cls,
+                "attack": o.scenario.attack,
+                "ok": o.ok,
+                "detail": o.describe(),
+            }
             for o in outcomes
         ],
     }
@@ -57,7 +64,9 @@ def main() -> None:
     result = asyncio.run(measure())
     print(f"{'class':<14}{'attacks stopped':>18}{'benign ran':>14}")
     for cls, row in result["classes"].items():
-        print(f"{cls:<14}{row['attacks_stopped']:>10}/{row['attacks']:<7}{row['benign_ran']:>8}/{row['benign']:<5}")
+        print(
+            f"{cls:<14}{row['attacks_stopped']:>10}/{row['attacks']:<7}{row['benign_ran']:>8}/{row['benign']:<5}"
+        )
     for item in result["scenarios"]:
         if not item["ok"]:
             print(f"  {'MISSED' if item['attack'] else 'FALSE BLOCK'}  {item['detail']}")

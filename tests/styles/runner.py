@@ -38,7 +38,8 @@ class Outcome:
         if self.stopped_at is None:
             return f"{self.scenario.id}: all {len(self.scenario.steps)} steps ran"
         step = self.scenario.steps[self.stopped_at]
-        return f"{self.scenario.id}: step {self.stopped_at} ({step.what}) -> {self.decision}: {self.reason[:160]}"
+        where = f"{self.scenario.id}: step {self.stopped_at} ({step.what})"
+        return f"{where} -> {self.decision}: {self.reason[:160]}"
 
 
 async def run_scenario(context: Any, scenario: Scenario, **guard_options: Any) -> Outcome:
