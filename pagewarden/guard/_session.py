@@ -8,6 +8,7 @@ from pagewarden._url import parse_url, registrable_domain
 from pagewarden.guard._step import PreviousStep, Step
 from pagewarden.guard._verdict import Verdict
 from pagewarden.policies.rules._base import HistoryEntry, SessionView
+from pagewarden.policies.rules._taint import TabMemory
 
 __all__ = ["SessionState"]
 
@@ -23,10 +24,12 @@ class SessionState:
         self.history: deque[HistoryEntry] = deque(maxlen=MAX_HISTORY)
         self.user_messages: list[str] = []
         self.typed_passwords: dict[str, str] = {}
+        self.tabs = TabMemory()
 
-    def view(self) -> SessionView:
-        """A read-only view for the rules tier."""
-        return SessionView(self.history, self.user_messages, self.typed_passwords)
+    def view(self, step: Step | None = None) -> SessionView:
+        """A read-only view for the rules tier (with `step`: its tab's provenance too)."""
+        tab = self.tabs.view(step) if step is not None else None
+        return SessionView(self.history, self.user_messages, self.typed_passwords, tab)
 
     def next_index(self) -> int:
         """Index of the step about to be judged."""
@@ -41,6 +44,7 @@ class SessionState:
             url=step.observation.url,
             decision=verdict.decision.value,
         )
+        self.tabs.record(step, verdict.prediction, ran=ran)
         if not ran:
             return
         action = step.action
