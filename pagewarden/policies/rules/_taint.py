@@ -194,7 +194,8 @@ class TabMemory:
             if fragment is not None and not own:
                 taint = Taint("the page's URL carries instructions in its fragment", step.observation.url,
                               key, fragment, step.index)  # fmt: skip
-        return TabView(taint=None if own else taint, own_path=own, start=self.start)
+        start = self.start if self.start is not None or self.seen else (key or None)
+        return TabView(taint=None if own else taint, own_path=own, start=start)
 
     def record(self, step: Step, prediction: Prediction | None, *, ran: bool) -> None:
         """Update the memory after `step` was judged (and ran, or not)."""

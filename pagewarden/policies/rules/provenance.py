@@ -296,7 +296,7 @@ class InstructionProvenance(CompiledRule):
         if goal_supports_url(ctx.goal, dest.host, dest.path, same_site=not nav.cross_site):
             return
         tab = ctx.session.tab
-        if returns_to_own_path(ctx) or (tab is not None and tab.start is None and not dest.fragment):
+        if returns_to_own_path(ctx) or (not ctx.page_url.host and tab is not None and tab.start is None):
             # Re-opening this page, or going back to the start page, is safe by construction
             # even when its URL is quoted inside an injection; so is opening the first page.
             return
