@@ -529,7 +529,7 @@ function __pwLibrary() {
 
   // What changed in the DOM and when the agent last gave input, so that a box over the page can
   // be told apart: one the agent's own click opened, or one the page put there by itself.
-  const changedAt = new WeakMap();
+  const byInput = new WeakSet();  // nodes inserted or changed within seconds after the agent's input
   const inputTimes = [];
   function watchOverlays(add) {
     const note = (event) => { if (event.isTrusted) { push(inputTimes, Date.now()); if (inputTimes.length > 20) inputTimes.shift(); } };
@@ -537,10 +537,11 @@ function __pwLibrary() {
     add(W, "keydown", note, true);
     try {
       const observer = new MutationObserver((records) => {
-        const now = Date.now();
+        const last = inputTimes.length ? inputTimes[inputTimes.length - 1] : 0;
+        if (!last || Date.now() - last > 5000) return;
         for (const record of records) {
-          if (record.type === "attributes") changedAt.set(record.target, now);
-          else for (const node of record.addedNodes) if (isElement(node)) changedAt.set(node, now);
+          if (record.type === "attributes") byInput.add(record.target);
+          else for (const node of record.addedNodes) if (isElement(node)) byInput.add(node);
         }
       });
       observer.observe(document, {subtree: true, childList: true, attributes: true,
@@ -551,14 +552,12 @@ function __pwLibrary() {
   let watching = false;
 
   function openedByAgent(box) {
+    // True when the box (or an ancestor below <body>) was inserted or changed within seconds
+    // after the agent's own click or key press in this document.
     if (!watching) return null;
-    let when = 0;
     for (let node = box; node && isElement(node) && !testRe(/^(BODY|HTML)$/, tagNameOf(node)); node = parentOf(node)) {
-      const t = changedAt.get(node);
-      if (t && t > when) when = t;
+      if (byInput.has(node)) return true;
     }
-    if (!when) return false;
-    for (const t of inputTimes) if (t <= when && when - t <= 5000) return true;
     return false;
   }
 

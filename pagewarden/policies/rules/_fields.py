@@ -67,8 +67,9 @@ def injected_field(el: ElementFacts, ctx: RuleContext) -> FieldSuspicion | None:
         return FieldSuspicion(
             f"a second {el.label[:40]!r} field next to the site's own that {where or 'posts elsewhere'}", 0.95
         )
-    if el.in_ugc and (elsewhere or el.form is None or signals.instruction_like):
-        return FieldSuspicion(f"a field inside user content that {where or 'comes with instructions'}", 0.95)
+    # (A comment box without a form of its own may sit inside a post: only inputs count there.)
+    if el.in_ugc and (elsewhere or (el.form is None and el.tag == "input")):
+        return FieldSuspicion(f"a field inside user content that {where}", 0.95)
     if unsolicited_overlay(el, ctx) and (elsewhere or el.form is None):
         return FieldSuspicion(f"a field in a pop-up the agent did not open that {where}", 0.9)
     return None

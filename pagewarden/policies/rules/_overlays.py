@@ -93,6 +93,8 @@ def closes_without_effect(el: ElementFacts, ctx: RuleContext) -> bool:
         return False
     if el.closes:
         return True
+    if el.overlay is None and not el.in_dialog:
+        return False  # a "Close" button on the page itself (close an issue …) is an action
     texts = [t for t in (el.text, el.attrs.get("value", "")) if t]
     if any(_DISMISS_WORDS.match(t) for t in texts):
         return True

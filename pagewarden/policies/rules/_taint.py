@@ -143,13 +143,16 @@ def untrusted_arrival(
             snippet = " ".join(part for part in (el.context_text, unquote(nav.url), el.aria_text) if part)
             return Taint(f"reached through {why}", source_url, key, snippet[:1500], step.index)
     if reasoning_cites_page(step.reasoning):
-        return Taint(
-            "the agent's reasoning says the page sent it there",
-            source_url,
-            key,
-            (el.context_text if el is not None else "")[:1500],
-            step.index,
-        )
+        # The agent says the page sent it; that counts where the page also shows it: a URL found
+        # in the page, or a link among instructions.
+        if action.kind in ("goto", "new_page") and obs.value_sources:
+            snippet = obs.value_sources[0].snippet
+        elif el is not None and instruction_signals(el.context_text).instruction_like:
+            snippet = el.context_text
+        else:
+            return None
+        return Taint("the agent's reasoning says the page sent it there", source_url, key, snippet[:1500],
+                     step.index)  # fmt: skip
     return None
 
 
