@@ -218,6 +218,16 @@ class InstructionProvenance(CompiledRule):
                 evidence={**evidence, "reasoning": (ctx.step.reasoning or "")[:200]},
             )
             return
+        if cross_site and not dest_supported and reasoning_cites_page(ctx.step.reasoning):
+            # "The pop-up says click [21]": the element it points at may look like any other.
+            yield self.finding(
+                f"leaves for {dest.host if dest else 'another site'} because the page said so, not the user",
+                confidence=0.85,
+                guidance=_GUIDANCE,
+                requires_approval=True,
+                evidence={**evidence, "reasoning": (ctx.step.reasoning or "")[:200]},
+            )
+            return
         if self.rule.strict_offsite and el.in_ugc and cross_site and not dest_supported:
             yield self.finding(
                 f"follows an off-site link from user content to {dest.host if dest else '?'}",
