@@ -501,17 +501,33 @@ function __pwLibrary() {
   const FIELD_SELECTOR = "input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset])" +
     ":not([type=image]):not([type=checkbox]):not([type=radio]), textarea, select, [contenteditable=true]";
 
+  const controlOf = getter(HTMLLabelElement.prototype, "control");
+  const Set_ = W.Set;
   function fieldFacts(el) {
     // The field itself: how visible it is, and whether another field on the page carries the same
     // accessible name (a mirror), in which form, posting where.
     const rect = rectOf(el);
     const name = toLower(trimText(accessibleName(el) || getAttr(el, "placeholder") || getAttr(el, "name") || ""));
     const form = formOf(el);
-    let mirrors = 0, mirrorAction = null, mirrorInForm = false, seen = 0;
+    let mirrors = 0, mirrorAction = null, mirrorInForm = false;
     if (name) {
-      for (const other of docQueryAll(ownerDocumentOf(el), FIELD_SELECTOR)) {
-        if (++seen > 400) break;
-        if (other === el) continue;
+      // Candidates found natively (aria-label, placeholder, name, or a <label> with that text),
+      // so the cost does not grow with the number of fields on the page.
+      const doc = ownerDocumentOf(el);
+      const candidates = [];
+      try {
+        const quoted = '"' + replaceText(replaceText(name, /\\/g, "\\\\"), /"/g, '\\"') + '"';
+        const selector = "[aria-label=" + quoted + " i], [placeholder=" + quoted + " i], [name=" + quoted + " i]";
+        for (const other of docQueryAll(doc, selector)) push(candidates, other);
+      } catch (e) { /* a name the selector syntax cannot carry */ }
+      let labels = 0;
+      for (const label of docQueryAll(doc, "label")) {
+        if (++labels > 200) break;
+        const control = controlOf(label);
+        if (control && toLower(trimText(textOf(label, 200))) === name) push(candidates, control);
+      }
+      for (const other of new Set_(candidates)) {
+        if (other === el || !matchesSel(other, FIELD_SELECTOR)) continue;
         const otherName = toLower(trimText(accessibleName(other) || getAttr(other, "placeholder") || getAttr(other, "name") || ""));
         if (otherName !== name || hiddenReason(other) !== null) continue;
         mirrors++;
@@ -596,7 +612,7 @@ function __pwLibrary() {
       agent_opened: openedByAgent(box),
       links, same_origin_links: sameOrigin, controls,
       landmark: !!closestAcross(box, "header, nav, footer, [role=banner], [role=navigation], [role=contentinfo]"),
-      text: clip(innerTextOf(box) || "", 300),
+      text: clip(textOf(box, 400), 300),
     };
   }
 
