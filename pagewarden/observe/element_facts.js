@@ -502,41 +502,56 @@ function __pwLibrary() {
     ":not([type=image]):not([type=checkbox]):not([type=radio]), textarea, select, [contenteditable=true]";
 
   const controlOf = getter(HTMLLabelElement.prototype, "control");
+  const originOfURL = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
   const Set_ = W.Set;
   function fieldFacts(el) {
     // The field itself: how visible it is, and whether another field on the page carries the same
-    // accessible name (a mirror), in which form, posting where.
+    // accessible name (a mirror), in which form, posting where. Candidates are found natively and
+    // case-exactly (aria-label, placeholder, the text of at most 80 labels), so the cost stays small
+    // whatever the number of fields on the page.
     const rect = rectOf(el);
-    const name = toLower(trimText(accessibleName(el) || getAttr(el, "placeholder") || getAttr(el, "name") || ""));
+    const shown = trimText(accessibleName(el) || getAttr(el, "placeholder") || "");
+    const name = toLower(shown);
     const form = formOf(el);
     let mirrors = 0, mirrorAction = null, mirrorInForm = false;
-    if (name) {
-      // Candidates found natively (aria-label, placeholder, name, or a <label> with that text),
-      // so the cost does not grow with the number of fields on the page.
+    // Only a field that posts to another origin, or belongs to no form, is searched for mirrors:
+    // a field of a form posting to the page's own origin is the site's own in any case.
+    let ownForm = false;
+    if (form) {
+      const attr = getAttr(form, "action");
+      const action = attr && trimText(attr) ? resolve(attr, form) : docURLOf(ownerDocumentOf(el));
+      ownForm = originOfURL(action) === originOfURL(docURLOf(ownerDocumentOf(el)));
+    }
+    if (name && !ownForm) {
       const doc = ownerDocumentOf(el);
       const candidates = [];
       try {
-        const quoted = '"' + replaceText(replaceText(name, /\\/g, "\\\\"), /"/g, '\\"') + '"';
-        const selector = "[aria-label=" + quoted + " i], [placeholder=" + quoted + " i], [name=" + quoted + " i]";
-        for (const other of docQueryAll(doc, selector)) push(candidates, other);
+        const quoted = '"' + replaceText(replaceText(shown, /\\/g, "\\\\"), /"/g, '\\"') + '"';
+        for (const other of docQueryAll(doc, "[aria-label=" + quoted + "], [placeholder=" + quoted + "]")) {
+          push(candidates, other);
+        }
       } catch (e) { /* a name the selector syntax cannot carry */ }
       let labels = 0;
       for (const label of docQueryAll(doc, "label")) {
-        if (++labels > 200) break;
+        if (++labels > 150) break;
+        const text = textContentOf(label) || "";
+        if (text.length < name.length || text.length > name.length * 3 + 24) continue;
         const control = controlOf(label);
-        if (control && toLower(trimText(textOf(label, 200))) === name) push(candidates, control);
+        if (control && toLower(trimText(replaceText(text, /\s+/g, " "))) === name) push(candidates, control);
       }
       for (const other of new Set_(candidates)) {
         if (other === el || !matchesSel(other, FIELD_SELECTOR)) continue;
-        const otherName = toLower(trimText(accessibleName(other) || getAttr(other, "placeholder") || getAttr(other, "name") || ""));
+        const otherName = toLower(trimText(accessibleName(other) || getAttr(other, "placeholder") || ""));
         if (otherName !== name || hiddenReason(other) !== null) continue;
         mirrors++;
         const otherForm = formOf(other);
-        if (mirrorAction === null && otherForm && otherForm !== form) {
-          const f = formFacts(other, null);
-          mirrorAction = f ? f.action : null;
+        if (otherForm && otherForm !== form) {
           mirrorInForm = true;
-        } else if (otherForm && otherForm !== form) mirrorInForm = true;
+          if (mirrorAction === null) {
+            const f = formFacts(other, null);
+            mirrorAction = f ? f.action : null;
+          }
+        }
       }
     }
     return {opacity: effectiveOpacity(el), width: Math.round(rect.width), height: Math.round(rect.height),
