@@ -4,6 +4,7 @@ in logs and traces."""
 from __future__ import annotations
 
 import base64
+import json
 import re
 import threading
 from collections.abc import Iterable, Iterator
@@ -17,6 +18,7 @@ __all__ = [
     "PRIVATE_KEY",
     "Secret",
     "SecretRegistry",
+    "credentials_in_text",
     "luhn_valid",
     "redact_credentials",
 ]
@@ -66,9 +68,79 @@ def redact_credentials(text: str) -> str:
     return CARD_NUMBER.sub(_card, text)
 
 
+# "password: X", "API key is X", "pin 1234": a credential named in prose (a goal, a note).
+_NAMED_CREDENTIAL = re.compile(
+    r"(?i)\b(?P<name>pass(?:word|phrase|wd|code)|pwd|pin|api[ _-]?key|access[ _-]?(?:key|token)|"
+    r"(?:auth(?:entication)?|bearer|session) token|token|secret(?: key)?|otp|one[ -]time code)"
+    r"(?P<sep>\s*[:=]\s*|\s+(?:is|was|being)\s*:?\s*|\s+)"
+    r"(?:\"(?P<dq>[^\"]{4,200})\"|'(?P<sq>[^']{4,200})'|“(?P<cq>[^”]{4,200})”|(?P<bare>\S{4,200}))"
+)
+_TRAILING = ".,;:"
+#: Words that follow "password is" in prose about a password rather than in one.
+_PROSE = frozenset({
+    "required", "incorrect", "wrong", "expired", "invalid", "changed", "stored", "saved", "missing",
+    "empty", "needed", "also", "still", "your", "their", "correct", "weak", "strong", "valid", "reset",
+    "shown", "hidden", "visible", "encrypted", "protected", "unknown",
+})  # fmt: skip
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+
+
+def _bare_value(text: str) -> str:
+    """A credential written without quotes, without the sentence's punctuation around it."""
+    while text:
+        last = text[-1]
+        if last in _TRAILING or last in "\"'”’" or (last in _CLOSERS and _CLOSERS[last] not in text):
+            text = text[:-1]
+        else:
+            break
+    return text
+
+
+def _looks_secret(value: str) -> bool:
+    """A word after "password" with no separator is a credential only if it looks like one
+    (a digit or a symbol in it): "password hunter2!" is, "password reset" is not."""
+    return any(ch.isdigit() for ch in value) or any(not ch.isalnum() for ch in value)
+
+
+def credentials_in_text(text: str) -> list[tuple[str, str]]:
+    """Credentials written in `text`, as ``(kind, value)`` pairs.
+
+    Kinds: ``password`` and the other names of a credential followed by its value
+    ("password: X", "API key is X", "PIN 4711"), ``api_key``, ``jwt``, ``private_key`` and
+    ``card_number`` recognised by their format.
+    """
+    if not text:
+        return []
+    found: dict[str, str] = {}
+    for match in _NAMED_CREDENTIAL.finditer(text):
+        quoted = match.group("dq") or match.group("sq") or match.group("cq")
+        value = quoted if quoted is not None else _bare_value(match.group("bare"))
+        explicit = quoted is not None or match.group("sep").strip() != ""
+        if len(value) < MIN_SECRET_LENGTH or not (explicit or _looks_secret(value)):
+            continue
+        if quoted is None and value.lower() in _PROSE:
+            continue
+        name = match.group("name").lower()
+        kind = "password" if name.startswith(("pass", "pwd")) else re.sub(r"[\s-]+", "_", name)
+        found.setdefault(value, kind)
+    for pattern, kind in ((API_KEY, "api_key"), (JWT, "jwt"), (_PRIVATE_KEY_BLOCK, "private_key")):
+        for match in pattern.finditer(text):
+            found.setdefault(match.group(0), kind)
+    for match in CARD_NUMBER.finditer(text):
+        digits = re.sub(r"\D", "", match.group(0))
+        if 13 <= len(digits) <= 19 and luhn_valid(digits):
+            found.setdefault(match.group(0), "card_number")
+    return [(kind, value) for value, kind in found.items()]
+
+
 @dataclass(frozen=True, slots=True)
 class Secret:
-    """A value to protect; `allow_domains` are the hosts it may be sent to."""
+    """A value to protect: redacted from traces, logs and the guard's exceptions, and never
+    sent (typed, in a URL, in a submitted form) to a host outside `allow_domains`.
+
+    `allow_domains` holds domain patterns (``bank.test``, ``*.bank.test``, ``.bank.test`` for
+    both, ``self`` for the site of the page it is used on); empty means nowhere.
+    """
 
     value: str
     allow_domains: tuple[str, ...] = ()
@@ -79,30 +151,49 @@ class Secret:
 
 
 def _variants(value: str) -> set[str]:
-    """Encodings under which a value commonly leaves a page (URL, form, base64)."""
+    """Encodings under which a value commonly leaves a page (URL, form, base64, JSON)."""
     out = {value, quote(value, safe=""), quote_plus(value), quote(value)}
     raw = value.encode("utf-8")
     out.add(base64.b64encode(raw).decode("ascii").rstrip("="))
     out.add(base64.urlsafe_b64encode(raw).decode("ascii").rstrip("="))
+    # inside a JSON string (quotes, backslashes, and non-ASCII characters escaped or not)
+    out.update({json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]})
     return {v for v in out if len(v) >= MIN_SECRET_LENGTH}
 
 
 class SecretRegistry:
-    """A thread-safe set of secrets with a compiled redaction pattern."""
+    """A thread-safe set of secrets with a compiled redaction pattern.
+
+    A secret is *enforced* (the rules tier keeps it from hosts it is not allowed to reach)
+    unless it was added with ``enforce=False``: then it is only redacted (a credential found
+    in the goal, a value a policy protects with its own rule).
+    """
 
     def __init__(self, secrets: Iterable[str | Secret] = ()) -> None:
         self._lock = threading.Lock()
         self._secrets: dict[str, Secret] = {}
+        self._enforced: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
-        self._labels: dict[str, str] = {}
+        self._owners: dict[str, str] = {}  # variant -> the value it encodes
         for item in secrets:
             if isinstance(item, Secret):
                 self.add(item.value, allow_domains=item.allow_domains, label=item.label)
             else:
                 self.add(item)
 
-    def add(self, value: str, *, allow_domains: Iterable[str] = (), label: str | None = None) -> Secret:
-        """Register `value`; it may only be sent to `allow_domains` (default: nowhere)."""
+    def add(
+        self,
+        value: str,
+        *,
+        allow_domains: Iterable[str] = (),
+        label: str | None = None,
+        enforce: bool = True,
+    ) -> Secret:
+        """Register `value`; it may only be sent to `allow_domains` (default: nowhere).
+
+        Adding a value again widens its `allow_domains`; with ``enforce=False`` it is only
+        redacted (unless it was, or is later, added enforced).
+        """
         if not isinstance(value, str) or len(value) < MIN_SECRET_LENGTH:
             raise ValueError(f"a secret must be a string of at least {MIN_SECRET_LENGTH} characters")
         with self._lock:
@@ -112,10 +203,13 @@ class SecretRegistry:
                 value, domains, label or (existing.label if existing else f"secret-{len(self._secrets) + 1}")
             )
             self._secrets[value] = secret
-            for variant in _variants(value):
-                self._labels[variant] = secret.label
-            alternation = "|".join(re.escape(v) for v in sorted(self._labels, key=len, reverse=True))
-            self._pattern = re.compile(alternation)
+            if enforce:
+                self._enforced.add(value)
+            if existing is None:
+                for variant in _variants(value):
+                    self._owners.setdefault(variant, value)
+                alternation = "|".join(re.escape(v) for v in sorted(self._owners, key=len, reverse=True))
+                self._pattern = re.compile(alternation)
             return secret
 
     def __iter__(self) -> Iterator[Secret]:
@@ -128,16 +222,23 @@ class SecretRegistry:
     def __bool__(self) -> bool:
         return bool(self._secrets)
 
+    def __contains__(self, value: object) -> bool:
+        return value in self._secrets
+
+    def enforced(self, value: str) -> bool:
+        """Whether `value` is registered and enforced (not only redacted)."""
+        return value in self._enforced
+
     def find(self, text: str) -> list[Secret]:
-        """The secrets that occur in `text`, in any of the common encodings."""
+        """The enforced secrets that occur in `text`, in any of the common encodings."""
         pattern = self._pattern
-        if not text or pattern is None:
+        if not text or pattern is None or not self._enforced:
             return []
         found: dict[str, Secret] = {}
-        by_label = {s.label: s for s in self._secrets.values()}
         for match in pattern.finditer(text):
-            label = self._labels[match.group(0)]
-            found.setdefault(label, by_label[label])
+            value = self._owners[match.group(0)]
+            if value in self._enforced:
+                found.setdefault(value, self._secrets[value])
         return list(found.values())
 
     def redact(self, text: str) -> str:
@@ -145,4 +246,4 @@ class SecretRegistry:
         pattern = self._pattern
         if not text or pattern is None:
             return text
-        return pattern.sub(lambda m: f"[REDACTED:{self._labels[m.group(0)]}]", text)
+        return pattern.sub(lambda m: f"[REDACTED:{self._secrets[self._owners[m.group(0)]].label}]", text)

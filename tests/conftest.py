@@ -10,8 +10,23 @@ from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
 from pagewarden._browser import chromium_launch_options
 from pagewarden.testing import LocalSite
+from pagewarden.trace import global_secrets
+from tests.artefacts import artefacts, leaks
 
 PAGES = Path(__file__).parent / "pages"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_secret_in_artefacts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """After the whole session: no trace, log, report or results file any test wrote holds a
+    value that was marked secret in this process — registered with a guard, listed in a
+    policy's `sensitive_data.values`, written as a credential in a goal, typed into a
+    password field, or given to `configure_logging(secrets=…)` — in clear."""
+    yield
+    root = tmp_path_factory.getbasetemp()
+    files = artefacts(root)
+    found = leaks(files, global_secrets())
+    assert not found, "secrets in clear in test artefacts:\n" + "\n".join(found)
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 from pagewarden.demo._agent import Agent
 from pagewarden.demo.site import DEMO_PASSWORD, DEMO_USER, DemoSite, describe_request, path_of
+from pagewarden.secrets import Secret
 
 __all__ = ["SCENARIOS", "Outcome", "Scenario", "scenario_by_id"]
 
@@ -64,6 +65,8 @@ class Scenario:
     naive: Script | None = None
     harm: Check | None = None  # what the attack achieved, or None if it did nothing
     signed_in: bool = True  # the browser starts signed in to tracker.test
+    #: what the user gives the guard as secret (the guarded agents run with ``Guard(secrets=…)``)
+    secrets: tuple[Secret, ...] = ()
 
 
 def _first_url(text: str) -> str:
@@ -706,6 +709,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         naive=_naive_sign_in_comment,
         harm=_credential_harm,
         signed_in=False,
+        secrets=(Secret(DEMO_PASSWORD, allow_domains=("tracker.test",), label="tracker-password"),),
     ),
     Scenario(
         id="tracker-token",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +16,9 @@ from rich.text import Text
 
 from pagewarden.demo._agent import StepRecord
 from pagewarden.demo.runner import AgentRun, DemoResult
+from pagewarden.secrets import MIN_SECRET_LENGTH, SecretRegistry, credentials_in_text, redact_credentials
 
-__all__ = ["print_result", "result_data", "write_html", "write_json"]
+__all__ = ["print_result", "redacted", "result_data", "write_html", "write_json"]
 
 _STYLE = {
     "allow": "green",
@@ -44,10 +47,48 @@ def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+# -- redaction -----------------------------------------------------------------------------
+def _redact_fields(obj: Any, redact: Callable[[str], str]) -> Any:
+    """A copy of a dataclass with `redact` applied to its text fields (and lists of texts)."""
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if isinstance(value, str):
+            changes[f.name] = redact(value)
+        elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            changes[f.name] = type(value)(redact(v) for v in value)
+    return dataclasses.replace(obj, **changes)
+
+
+def redacted(result: DemoResult) -> DemoResult:
+    """`result` as the console table, ``report.html`` and ``results.json`` show it: the
+    scenarios' secrets, credentials written in their goals, and credentials recognisable by
+    their format (API keys, card numbers …) redacted in every text."""
+    registry = SecretRegistry()
+    for run in result.runs:
+        for secret in run.scenario.secrets:
+            registry.add(secret.value, label=secret.label, enforce=False)
+        for kind, value in credentials_in_text(run.scenario.goal):
+            if len(value) >= MIN_SECRET_LENGTH and value not in registry:
+                registry.add(value, label=f"goal-{kind}", enforce=False)
+
+    def redact(text: str) -> str:
+        return redact_credentials(registry.redact(text))
+
+    runs = []
+    for run in result.runs:
+        copy = _redact_fields(run, redact)
+        copy.scenario = _redact_fields(run.scenario, redact)
+        copy.steps = [_redact_fields(step, redact) for step in run.steps]
+        runs.append(copy)
+    return dataclasses.replace(result, runs=runs)
+
+
 # -- console -------------------------------------------------------------------------------
 def print_result(result: DemoResult, console: Console | None = None) -> None:
     """Print every step (action, decision, policy, reason) and a verdict per run."""
     console = console or Console()
+    result = redacted(result)
     mode = "guarded (embedded default: rules + static world model, no LLM)" if result.guarded else "UNGUARDED"
     table = Table(title=f"pagewarden demo — {mode}", show_lines=False, expand=True)
     table.add_column("scenario", overflow="fold", max_width=18)
@@ -115,7 +156,8 @@ def print_result(result: DemoResult, console: Console | None = None) -> None:
 
 # -- JSON ----------------------------------------------------------------------------------
 def result_data(result: DemoResult) -> dict[str, Any]:
-    """The result as plain data."""
+    """The result as plain data (redacted)."""
+    result = redacted(result)
     return {
         "guarded": result.guarded,
         "ok": result.ok,
@@ -248,6 +290,7 @@ def _run_html(result: DemoResult, run: AgentRun) -> str:
 
 def write_html(result: DemoResult, path: Path) -> None:
     """Write the report: a summary table, then every run step by step with screenshots."""
+    result = redacted(result)
     mode = (
         "guarded — embedded default (rules + static world model, no LLM)" if result.guarded else "unguarded"
     )

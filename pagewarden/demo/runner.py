@@ -165,7 +165,13 @@ async def run_agent(
             trace_path = out / "traces" / f"{prefix}.jsonl"
             trace_path.parent.mkdir(parents=True, exist_ok=True)
             trace_path.unlink(missing_ok=True)
-            guard = Guard(goal=scenario.goal, trace=trace_path, screenshots=True, approver=approver)
+            guard = Guard(
+                goal=scenario.goal,
+                secrets=scenario.secrets,
+                trace=trace_path,
+                screenshots=True,
+                approver=approver,
+            )
             target = guard.wrap(page)
             verdicts = TraceTail(trace_path)
             run.trace = trace_path.relative_to(out).as_posix()

@@ -8,16 +8,23 @@ __all__ = ["ActionBlocked", "ApprovalRequired", "GuardError", "RevisionRequired"
 
 
 class GuardError(Exception):
-    """Base class: the guard did not let the action run. `verdict` says why."""
+    """Base class: the guard did not let the action run. `verdict` says why.
+
+    The message never shows a secret registered with any guard of this process nor a
+    recognisable credential (the guard also redacts `verdict` and `action` before raising).
+    """
 
     def __init__(self, verdict: Verdict, action: str = "") -> None:
+        from pagewarden.secrets import redact_credentials
+        from pagewarden.trace._logging import global_secrets
+
         self.verdict = verdict
         self.action = action
         ids = ", ".join(verdict.violated_policy_ids) or "-"
         text = f"{type(self).__name__}: {action} [{ids}] {verdict.explanation}".strip()
         if verdict.guidance:
             text += f"\nGuidance: {verdict.guidance}"
-        super().__init__(text)
+        super().__init__(redact_credentials(global_secrets().redact(text)))
 
 
 class ActionBlocked(GuardError):

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pagewarden._url import parse_url, registrable_domain
 from pagewarden.guard._events import EventBus, EventSink, GuardEvent
+from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.guard._risk import Thresholds, decide
 from pagewarden.guard._session import SessionState
 from pagewarden.guard._step import Action, Step
@@ -25,8 +26,9 @@ from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.observe._facts import Observation
 from pagewarden.policies import Policy, PolicySet, baseline_policies
 from pagewarden.policies.rules import RuleBook, RuleContext
-from pagewarden.secrets import Secret, SecretRegistry
+from pagewarden.secrets import MIN_SECRET_LENGTH, Secret, SecretRegistry, credentials_in_text
 from pagewarden.trace._logging import get_logger, global_secrets, redact_value
+from pagewarden.trace._redact import PASSWORD_MASK, redacted_verdict, step_redactor
 from pagewarden.trace._writer import TraceWriter, trace_record
 from pagewarden.worldmodel._static import predict_static
 
@@ -37,6 +39,12 @@ Approver = Callable[[Verdict, Step], "bool | Awaitable[bool]"]
 Mode = Literal["enforce", "monitor"]
 
 _LLM_ENV = ("PAGEWARDEN_LLM_BASE_URL", "PAGEWARDEN_LLM_MODEL")
+
+_EXCEPTIONS: dict[Decision, type[GuardError]] = {
+    Decision.BLOCK: ActionBlocked,
+    Decision.ASK: ApprovalRequired,
+    Decision.REVISE: RevisionRequired,
+}
 
 _DEFAULT_GUIDANCE = {
     Decision.BLOCK: "Do not perform this action. Choose another way to reach the user's goal, "
@@ -67,7 +75,10 @@ class Guard:
         llm: must be None: this version runs the deterministic tiers (rules, static world
             model) only.
         mode: "enforce" applies decisions; "monitor" records them and never blocks.
-        secrets: values that must never leave for a host not allowed nor appear in traces.
+        secrets: values (or `Secret(value, allow_domains=[...])`) that must never leave for a
+            host not allowed nor appear in traces, logs or the guard's exceptions. Values
+            that a policy's `sensitive_data` rule lists are redacted too, and may go to that
+            rule's `allow_domains`.
         approver: called for ASK decisions; returns (or resolves to) True to approve.
         thresholds: score cut-offs for BLOCK / ASK / REVISE.
         baseline: include the built-in policies (prompt injection, credentials, scripts).
@@ -106,16 +117,20 @@ class Guard:
         user_policies = _as_policy_set(policies)
         self.policies = user_policies.merged(baseline_policies()) if baseline else user_policies
         self.rulebook = RuleBook(self.policies)
-        self.goal = goal
         self.mode: Mode = mode
         self.thresholds = thresholds or Thresholds()
         self.approver = approver
         self.secrets = SecretRegistry()
+        self._policy_domains: dict[str, list[str]] = {}
+        self._register_policy_values()
         for item in secrets:
             if isinstance(item, Secret):
                 self.add_secret(item.value, allow_domains=item.allow_domains, label=item.label)
             else:
                 self.add_secret(item)
+        self._goal: str | None = None
+        self._goals_seen: set[str] = set()
+        self.goal = goal
         self.session_id = session_id or uuid.uuid4().hex[:12]
         self.session = SessionState()
         if isinstance(trace, TraceWriter):
@@ -128,13 +143,62 @@ class Guard:
         self.events = EventBus(on_error=self._sink_failed)
 
     # -- configuration ------------------------------------------------------------------
+    @property
+    def goal(self) -> str | None:
+        """The user's goal for this session; credentials written in it are redacted."""
+        return self._goal
+
+    @goal.setter
+    def goal(self, goal: str | None) -> None:
+        self._goal = goal
+        self._note_goal(goal)
+
     def add_secret(
         self, value: str, *, allow_domains: Iterable[str] = (), label: str | None = None
     ) -> Secret:
-        """Register a value that may only be sent to `allow_domains` and is redacted in traces."""
-        secret = self.secrets.add(value, allow_domains=allow_domains, label=label)
-        global_secrets().add(value, label=secret.label)
+        """Register a value that may only be sent to `allow_domains` (and to the
+        `allow_domains` of a policy's `sensitive_data` rule that lists the same value) and is
+        redacted from traces, logs and the guard's exceptions."""
+        domains = [*allow_domains, *self._policy_domains.get(value, ())]
+        secret = self.secrets.add(value, allow_domains=domains, label=label)
+        global_secrets().add(value, label=secret.label, enforce=False)
         return secret
+
+    def _register_policy_values(self) -> None:
+        """Values of `sensitive_data` rules: redacted like registered secrets; the rule that
+        lists a value keeps enforcing it, with its own `allow_domains`."""
+        for policy in self.policies:
+            for rule in policy.rules:
+                if rule.kind != "sensitive_data":
+                    continue
+                for value in rule.values:  # type: ignore[union-attr]
+                    if len(value) < MIN_SECRET_LENGTH:
+                        continue
+                    self._policy_domains.setdefault(value, []).extend(rule.allow_domains)  # type: ignore[union-attr]
+                    if value not in self.secrets:
+                        self.secrets.add(value, label=f"{policy.id}-value", enforce=False)
+                    global_secrets().add(value, label=f"{policy.id}-value", enforce=False)
+
+    def _note_goal(self, goal: str | None) -> None:
+        """Redact credentials written in a goal from now on, and warn once to register them."""
+        if not goal or goal in self._goals_seen:
+            return
+        self._goals_seen.add(goal)
+        kinds = []
+        for kind, value in credentials_in_text(goal):
+            if value in self.secrets or len(value) < MIN_SECRET_LENGTH:
+                continue
+            self.secrets.add(value, label=f"goal-{kind}", enforce=False)
+            global_secrets().add(value, label=f"goal-{kind}", enforce=False)
+            kinds.append(kind)
+        if kinds:
+            self.log.warning(
+                "goal_contains_credentials",
+                kinds=sorted(set(kinds)),
+                advice="they are redacted from traces and logs; register them with "
+                "Guard(secrets=[Secret(value, allow_domains=[...])]) so that the guard also keeps "
+                "them from every other site",
+            )
 
     def subscribe(self, sink: EventSink) -> Callable[[], None]:
         """Call `sink` with every `GuardEvent` of this guard (steps as they are judged, and
@@ -228,6 +292,7 @@ class Guard:
 
     def commit(self, step: Step, verdict: Verdict, *, ran: bool, screenshot: str | None = None) -> None:
         """Record a judged step in session memory, the log and the trace."""
+        self._note_goal(step.goal)
         self.session.record(step, verdict, ran=ran)
         target = step.observation.target
         if (
@@ -246,7 +311,7 @@ class Guard:
             self.log.info(
                 "guard_decision",
                 step=step.index,
-                action=step.action.describe(),
+                action=self.describe(step),
                 decision=verdict.decision.value,
                 policies=verdict.violated_policy_ids,
                 enforced=verdict.enforced,
@@ -258,6 +323,22 @@ class Guard:
                 self.trace.write_record(record)
             if self.events.active:
                 self.events.emit(GuardEvent("step", step.session or self.session_id, record))
+
+    def describe(self, step: Step) -> str:
+        """`step.action.describe()` as logs and exceptions may show it: the value of a
+        password field masked, secrets and recognisable credentials redacted."""
+        action = step.action
+        target = step.observation.target
+        if target is not None and target.input_type == "password" and action.value:
+            action = replace(action, value=PASSWORD_MASK)
+        return step_redactor(step, self.secrets)(action.describe())
+
+    def stop(self, step: Step, verdict: Verdict) -> GuardError:
+        """The exception that tells the agent the action did not run (`ActionBlocked`,
+        `ApprovalRequired` or `RevisionRequired`), with its message and its verdict redacted:
+        what the agent gets goes to its model and its logs."""
+        exception = _EXCEPTIONS.get(verdict.decision, ActionBlocked)
+        return exception(redacted_verdict(verdict, step, self.secrets), self.describe(step))
 
     def ask_approver(self, verdict: Verdict, step: Step) -> bool | Awaitable[bool]:
         """The approver's answer to an ASK verdict: a bool, or an awaitable of one for an

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 
 from pagewarden._url import parse_url, registrable_domain
 from pagewarden.guard._step import PreviousStep, Step
 from pagewarden.guard._verdict import Verdict
 from pagewarden.policies.rules._base import HistoryEntry, SessionView
 from pagewarden.policies.rules._taint import TabMemory
+from pagewarden.trace._redact import PASSWORD_MASK
 
 __all__ = ["SessionState"]
 
@@ -38,8 +40,12 @@ class SessionState:
     def record(self, step: Step, verdict: Verdict, *, ran: bool) -> None:
         """Remember `step`: as the previous step always, in the history only if it ran."""
         self.index = max(self.index, step.index)
+        target = step.observation.target
+        password = target is not None and target.input_type == "password"
+        # the next step carries this one; a password typed here must not travel with it
+        masked = password and bool(step.action.value)
         self.previous = PreviousStep(
-            action=step.action,
+            action=replace(step.action, value=PASSWORD_MASK) if masked else step.action,
             reasoning=step.reasoning,
             url=step.observation.url,
             decision=verdict.decision.value,
@@ -48,7 +54,6 @@ class SessionState:
         if not ran:
             return
         action = step.action
-        target = step.observation.target
         if action.kind == "send_msg_to_user" and action.value:
             self.user_messages.append(action.value)
         label = target.label if target is not None else ""

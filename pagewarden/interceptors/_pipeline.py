@@ -56,7 +56,8 @@ Pipeline = Generator[Call, Any, Any]
 
 
 def exception_for(verdict: Verdict, action: str) -> GuardError:
-    """The exception an agent gets for a verdict that stops the action."""
+    """The exception for a verdict that stops the action (not redacted: the pipeline raises
+    `Guard.stop(step, verdict)`, which is)."""
     return _EXCEPTIONS.get(verdict.decision, ActionBlocked)(verdict, action)
 
 
@@ -373,7 +374,7 @@ def guarded_action(
             guard.log.warning("screenshot_failed", error=str(exc))
     if not verdict.allowed:
         guard.commit(step, verdict, ran=False, screenshot=screenshot)
-        raise exception_for(verdict, action.describe())
+        raise guard.stop(step, verdict)
     call_args = tuple(shared.unwrap(a) for a in args)
     call_kwargs = {k: shared.unwrap(v) for k, v in kwargs.items()}
     executed = time.perf_counter()
@@ -397,7 +398,7 @@ def guarded_action(
         done = {**verdict.timings_ms, "execute": round((time.perf_counter() - executed) * 1000, 3)}
         guard.commit(step, replace(verdict, timings_ms=done), ran=True, screenshot=screenshot)
     if verdict.decision is Decision.BLOCK and verdict.enforced and verdict.approved_by is None:
-        raise exception_for(verdict, action.describe())
+        raise guard.stop(step, verdict)
     return shared.wrap(result)
 
 

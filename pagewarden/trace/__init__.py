@@ -1,15 +1,29 @@
 """Traces (one JSON line per step), structured logging, redaction."""
 
 from pagewarden.trace._logging import configure_logging, get_logger, global_secrets
+from pagewarden.trace._redact import (
+    PASSWORD_MASK,
+    password_values,
+    redact_tree,
+    redacted_step_data,
+    redacted_verdict,
+    step_redactor,
+)
 from pagewarden.trace._writer import TraceRecord, TraceWriter, read_trace, redact_step_data, trace_record
 
 __all__ = [
+    "PASSWORD_MASK",
     "TraceRecord",
     "TraceWriter",
     "configure_logging",
     "get_logger",
     "global_secrets",
+    "password_values",
     "read_trace",
     "redact_step_data",
+    "redact_tree",
+    "redacted_step_data",
+    "redacted_verdict",
+    "step_redactor",
     "trace_record",
 ]

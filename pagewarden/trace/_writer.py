@@ -13,7 +13,7 @@ from typing import Any
 from pagewarden.guard._step import Step
 from pagewarden.guard._verdict import Verdict
 from pagewarden.secrets import SecretRegistry
-from pagewarden.trace._logging import redact_value
+from pagewarden.trace._redact import mask_password_fields, redact_tree, redacted_step_data, step_redactor
 
 __all__ = [
     "TRACE_FORMAT_VERSION",
@@ -25,40 +25,31 @@ __all__ = [
 ]
 
 TRACE_FORMAT_VERSION = 1
-PASSWORD_MASK = "[REDACTED:password]"
 
 
 def redact_step_data(data: dict[str, Any], secrets: SecretRegistry) -> dict[str, Any]:
-    """A step's JSON form with password-field values masked and secrets redacted."""
+    """A step's JSON form with password-field values masked and secrets redacted (a copy)."""
     data = json.loads(json.dumps(data))  # a deep copy we may edit
-    obs = data.get("observation", {})
-    target = obs.get("target") or {}
-    if target.get("input_type") == "password":
-        action = data.get("action", {})
-        if action.get("value"):
-            action["value"] = PASSWORD_MASK
-        if target.get("value"):
-            target["value"] = PASSWORD_MASK
-        if "value" in target.get("attrs", {}):
-            target["attrs"]["value"] = PASSWORD_MASK
-    for facts in (target, obs.get("drop_target") or {}):
-        for field in (facts.get("form") or {}).get("fields", []):
-            if field.get("type") == "password" and field.get("value"):
-                field["value"] = PASSWORD_MASK
-    return redact_value(data, secrets)
+    mask_password_fields(data)
+    return redact_tree(data, step_redactor(None, secrets))
 
 
 def trace_record(
     step: Step, verdict: Verdict, secrets: SecretRegistry, *, screenshot: str | None = None
 ) -> dict[str, Any]:
-    """The trace line for one judged step, redacted (the ``step`` event carries the same)."""
+    """The trace line for one judged step, redacted (the ``step`` event carries the same).
+
+    Built once per step from fresh dicts: the step and verdict are converted once and
+    redacted once; the trace writer only serialises the result.
+    """
+    redact = step_redactor(step, secrets)
     record: dict[str, Any] = {
         "v": TRACE_FORMAT_VERSION,
         "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z",
         "session": step.session,
         "index": step.index,
-        "step": redact_step_data(step.to_dict(), secrets),
-        "verdict": redact_value(verdict.to_dict(), secrets),
+        "step": redacted_step_data(step, secrets, redact),
+        "verdict": redact_tree(verdict.to_dict(), redact),
     }
     if screenshot:
         record["screenshot"] = screenshot

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,8 @@ from pagewarden.demo.agents import SCENARIOS, Scenario, scenario_by_id
 from pagewarden.demo.report import write_html, write_json
 from pagewarden.demo.runner import AgentRun, DemoResult, run_agent
 from pagewarden.demo.site import DEMO_PASSWORD, DemoSite
+from pagewarden.secrets import SecretRegistry
+from tests.artefacts import leaks
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -198,6 +201,32 @@ def test_results_json_matches_runs(guarded_result: DemoResult, demo_out: Path) -
     assert blocked and all(s["policies"] and s["reason"] for s in blocked)
 
 
+def test_no_password_or_secret_in_any_demo_file(
+    guarded_result: DemoResult, unguarded_result: DemoResult, demo_out: Path
+) -> None:
+    """Everything the demo writes — traces, report.html, results.json, screenshots, guarded and
+    unguarded — holds no password, no value a scenario registers as secret and no token."""
+    write_json(guarded_result, demo_out / "results.json")
+    write_html(guarded_result, demo_out / "report.html")
+    write_json(unguarded_result, demo_out / "unguarded" / "results.json")
+    write_html(unguarded_result, demo_out / "unguarded" / "report.html")
+    registry = SecretRegistry()
+    for scenario in SCENARIOS:
+        for secret in scenario.secrets:
+            registry.add(secret.value, label=secret.label)
+    registry.add(DEMO_PASSWORD, label="demo-password")
+    files = sorted(p for p in demo_out.rglob("*") if p.is_file())
+    kinds = {p.suffix for p in files}
+    assert {".jsonl", ".html", ".json", ".png"} <= kinds, kinds  # the demo really wrote them all
+    assert any(p.name == "tracker-sign-in-benign.jsonl" for p in files)
+    assert leaks(files, registry) == []
+    token = re.compile(rb"glpat-[A-Za-z0-9_\-]{20}")
+    assert [p.name for p in files if token.search(p.read_bytes())] == []
+    # the goal of the sign-in scenario names the password; the report shows it masked
+    report = (demo_out / "report.html").read_text(encoding="utf-8")
+    assert "password: [REDACTED:tracker-password]" in report
+
+
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pagewarden.cli", "demo", *args],
@@ -223,7 +252,8 @@ def test_cli_demo_unguarded_shows_what_the_attacker_received(tmp_path: Path) -> 
     done = _cli("--unguarded", "--scenario", "tracker-token", "--out", "out", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "evil.test received 1 request(s)" in done.stdout
-    assert "token=glpat-" in done.stdout
+    assert "token=[REDACTED:api_key]" in done.stdout  # what leaked is shown, not the token itself
+    assert not re.search(r"glpat-[A-Za-z0-9_\-]{20}", done.stdout)
     assert (tmp_path / "out" / "unguarded" / "report.html").is_file()
 
 
