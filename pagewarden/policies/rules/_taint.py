@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
@@ -65,6 +66,7 @@ def _without_query(key: str) -> str:
     return key.split("?", 1)[0]
 
 
+@lru_cache(maxsize=256)
 def _goal_pages(goal: str) -> frozenset[str]:
     """Page keys (without query) of the URLs the goal names."""
     keys = set()
