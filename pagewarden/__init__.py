@@ -6,6 +6,7 @@ from pagewarden.guard import (
     Action,
     ActionBlocked,
     ApprovalRequired,
+    CascadeOptions,
     Decision,
     Finding,
     Guard,
@@ -19,6 +20,7 @@ from pagewarden.guard import (
     deny_all,
     terminal_approver,
 )
+from pagewarden.llm import LLMConfig
 from pagewarden.observe import ElementFacts, FormFacts, FormField, Observation, TextSource
 from pagewarden.policies import Policy, PolicyError, PolicySet
 from pagewarden.secrets import Secret
@@ -29,6 +31,7 @@ __all__ = [
     "Action",
     "ActionBlocked",
     "ApprovalRequired",
+    "CascadeOptions",
     "Decision",
     "ElementFacts",
     "Finding",
@@ -37,6 +40,7 @@ __all__ = [
     "Guard",
     "GuardError",
     "GuardEvent",
+    "LLMConfig",
     "Observation",
     "Policy",
     "PolicyError",

@@ -94,6 +94,45 @@ def policies_show(file: Path | None, baseline: bool, as_json: bool) -> None:
     console.print(table)
 
 
+# -- the model (semantic tier) -----------------------------------------------------------------
+def _llm_options(command):
+    """--llm-base-url / --llm-model / --llm-config for a command that builds a guard."""
+    command = click.option(
+        "--llm-config", type=click.Path(dir_okay=False, path_type=Path),
+        help="An LLM config file (YAML or JSON) for the semantic tier.",
+    )(command)  # fmt: skip
+    command = click.option("--llm-model", help="Model name for the semantic tier.")(command)
+    return click.option(
+        "--llm-base-url",
+        help="OpenAI-compatible API root for the semantic tier (default: PAGEWARDEN_LLM_* from the "
+        "environment; with none, the deterministic tiers run alone).",
+    )(command)
+
+
+def _llm_config(base_url: str | None, model: str | None, config_file: Path | None):
+    """The LLM config from the options, else the environment, else None; exit 1 when invalid."""
+    from pagewarden.llm import LLMConfig, LLMConfigError
+
+    try:
+        if config_file is not None:
+            config = LLMConfig.from_file(config_file)
+            updates = {k: v for k, v in (("base_url", base_url), ("model", model)) if v}
+            return LLMConfig(**{**config.model_dump(exclude_unset=True), **updates}) if updates else config
+        if base_url or model:
+            env = LLMConfig.from_env() if LLMConfig.env_configured() else None
+            if model is None and env is None:
+                raise LLMConfigError(["--llm-model is required with --llm-base-url"], "command line")
+            settings = env.model_dump(exclude_unset=True) if env is not None else {}
+            settings.update({k: v for k, v in (("base_url", base_url), ("model", model)) if v})
+            settings.setdefault("base_url", "https://api.openai.com/v1")
+            return LLMConfig(**settings)
+        return LLMConfig.from_env() if LLMConfig.env_configured() else None
+    except LLMConfigError as exc:
+        for problem in exc.problems:
+            err_console.print(f"[red]error[/red] {exc.source}: {problem}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+
+
 # -- recorded steps ------------------------------------------------------------------------
 _EXIT = {"allow": 0, "block": 10, "ask": 11, "revise": 12}
 _SEVERITY = ("allow", "revise", "ask", "block")
@@ -134,7 +173,16 @@ def _read_steps(path: Path) -> list[tuple[dict, str | None]]:
 @click.option("-p", "--policies", "policy_file", type=click.Path(path_type=Path), help="Policy file.")
 @click.option("--goal", help="The user's goal (overrides the steps').")
 @click.option("--no-baseline", is_flag=True, help="Leave out the built-in baseline policies.")
-def check_step(step_file: Path, policy_file: Path | None, goal: str | None, no_baseline: bool) -> None:
+@_llm_options
+def check_step(
+    step_file: Path,
+    policy_file: Path | None,
+    goal: str | None,
+    no_baseline: bool,
+    llm_base_url: str | None,
+    llm_model: str | None,
+    llm_config: Path | None,
+) -> None:
     """Judge recorded steps without a browser and print the verdicts.
 
     STEP_FILE is one step (a `step` object or a trace line: the verdict is printed as JSON),
@@ -152,7 +200,8 @@ def check_step(step_file: Path, policy_file: Path | None, goal: str | None, no_b
     try:
         raw_steps = _read_steps(step_file)
         steps = [(Step.from_dict(data), recorded) for data, recorded in raw_steps]
-        guard = Guard(PolicySet.load(policy_file) if policy_file else None, baseline=not no_baseline)
+        llm = _llm_config(llm_base_url, llm_model, llm_config)
+        guard = Guard(PolicySet.load(policy_file) if policy_file else None, baseline=not no_baseline, llm=llm)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         if isinstance(exc, PolicyError):
             for problem in exc.problems:
@@ -175,7 +224,7 @@ def check_step(step_file: Path, policy_file: Path | None, goal: str | None, no_b
         # Memory follows what happened in the recorded session: a step counts as run when
         # its recorded decision was allow (or, with no record, when today's verdict allows it).
         step = replace(step, previous=guard.session.previous, goal=step.goal or guard.goal)
-        verdict = guard.evaluate(step)
+        verdict = guard.assess(step)
         guard.commit(step, verdict, ran=recorded == "allow" if recorded is not None else verdict.allowed)
         now = verdict.decision.value
         worst = max(worst, now, key=_SEVERITY.index)
@@ -214,7 +263,17 @@ def check_step(step_file: Path, policy_file: Path | None, goal: str | None, no_b
     help="Answer ASK decisions on this terminal (default: when stdin is a terminal; otherwise an ASK stops "
     "the action like a denied approval).",
 )
-def demo(out_dir: Path, headed: bool, unguarded: bool, scenarios: tuple[str, ...], ask: bool | None) -> None:
+@_llm_options
+def demo(
+    out_dir: Path,
+    headed: bool,
+    unguarded: bool,
+    scenarios: tuple[str, ...],
+    ask: bool | None,
+    llm_base_url: str | None,
+    llm_model: str | None,
+    llm_config: Path | None,
+) -> None:
     """Run scripted agents on a local tracker and forum with planted prompt injections.
 
     Guarded (the default), every action goes through the embedded default guard (no policy
@@ -227,6 +286,7 @@ def demo(out_dir: Path, headed: bool, unguarded: bool, scenarios: tuple[str, ...
 
     if ask is None:
         ask = sys.stdin.isatty()
+    llm = _llm_config(llm_base_url, llm_model, llm_config)
     try:
         result = run_demo(
             out_dir,
@@ -235,6 +295,7 @@ def demo(out_dir: Path, headed: bool, unguarded: bool, scenarios: tuple[str, ...
             scenario_ids=scenarios,
             console=console,
             approver=terminal_approver() if ask else None,
+            llm=llm,
         )
     except KeyError as exc:
         raise click.UsageError(str(exc.args[0])) from None

@@ -1,4 +1,5 @@
-"""Test helpers for pagewarden and its users: a local multi-origin site server.
+"""Test helpers for pagewarden and its users: a local multi-origin site server, and
+`ScriptedLLM`, an OpenAI-compatible model server answering from a script.
 
 `LocalSite` serves several made-up origins (``forum.test``, ``evil.test`` …) from one
 port on 127.0.0.1; Chromium reaches them through `chromium_launch_options(host_map=…)`.
@@ -15,7 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["LocalSite", "RecordedRequest", "Response"]
+from pagewarden._scripted_llm import Reply, ScriptedLLM, ScriptedRequest
+
+__all__ = ["LocalSite", "RecordedRequest", "Reply", "Response", "ScriptedLLM", "ScriptedRequest"]
 
 
 @dataclass(frozen=True, slots=True)

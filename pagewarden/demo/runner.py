@@ -139,6 +139,7 @@ async def run_agent(
     guarded: bool,
     out: Path,
     approver: Approver | None = None,
+    llm: Any = None,
 ) -> AgentRun:
     """Run one agent ("benign" or "naive") through `scenario` in a fresh browser context.
 
@@ -171,6 +172,7 @@ async def run_agent(
                 trace=trace_path,
                 screenshots=True,
                 approver=approver,
+                llm=llm,
             )
             target = guard.wrap(page)
             verdicts = TraceTail(trace_path)
@@ -202,10 +204,12 @@ async def run_demo_async(
     headed: bool = False,
     scenarios: Iterable[Scenario] = SCENARIOS,
     approver: Approver | None = None,
+    llm: Any = None,
 ) -> DemoResult:
     """Run the scenarios' agents (benign and naive guarded; naive only unguarded).
 
-    `approver` answers ASK decisions; without one an ASK stops the action.
+    `approver` answers ASK decisions; without one an ASK stops the action. `llm` (an
+    `LLMConfig`) adds the semantic tier to every guard.
     """
     out = Path(out)
     for stale in ("screenshots", "traces"):  # left by an earlier run into the same directory
@@ -222,8 +226,9 @@ async def run_demo_async(
                         if name == "naive" and scenario.naive is None:
                             continue
                         run = await run_agent(
-                            browser, site, scenario, name, guarded=guarded, out=out, approver=approver
-                        )
+                            browser, site, scenario, name,
+                            guarded=guarded, out=out, approver=approver, llm=llm,
+                        )  # fmt: skip
                         result.runs.append(run)
             finally:
                 await browser.close()
@@ -238,6 +243,7 @@ def run_demo(
     scenario_ids: Sequence[str] = (),
     console: Any = None,
     approver: Approver | None = None,
+    llm: Any = None,
 ) -> DemoResult:
     """Run the demo, print the table, write ``report.html`` and ``results.json`` into `out`.
 
@@ -248,7 +254,7 @@ def run_demo(
     out = Path(out) if guarded else Path(out) / "unguarded"
     chosen = [scenario_by_id(s) for s in scenario_ids] if scenario_ids else list(SCENARIOS)
     result = asyncio.run(
-        run_demo_async(out, guarded=guarded, headed=headed, scenarios=chosen, approver=approver)
+        run_demo_async(out, guarded=guarded, headed=headed, scenarios=chosen, approver=approver, llm=llm)
     )
     write_json(result, Path(out) / "results.json")
     write_html(result, Path(out) / "report.html")

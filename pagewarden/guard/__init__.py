@@ -1,6 +1,7 @@
 """The guard: steps in, verdicts out, decisions applied."""
 
 from pagewarden.guard._approvers import approve_all, deny_all, terminal_approver
+from pagewarden.guard._cascade import CascadeOptions, ConsultMode, SemanticTier
 from pagewarden.guard._events import EventBus, EventSink, GuardEvent
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.guard._guard import Approver, Guard
@@ -13,6 +14,8 @@ __all__ = [
     "ActionBlocked",
     "ApprovalRequired",
     "Approver",
+    "CascadeOptions",
+    "ConsultMode",
     "DataFormatError",
     "Decision",
     "EventBus",
@@ -23,6 +26,7 @@ __all__ = [
     "GuardEvent",
     "PreviousStep",
     "RevisionRequired",
+    "SemanticTier",
     "Step",
     "Thresholds",
     "Verdict",

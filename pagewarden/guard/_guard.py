@@ -11,12 +11,13 @@ import inspect
 import os
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Generator, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
 from pagewarden._url import parse_url, registrable_domain
+from pagewarden.guard._cascade import CascadeOptions, ConsultMode, SemanticTier, semantic_stage
 from pagewarden.guard._events import EventBus, EventSink, GuardEvent
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.guard._risk import Thresholds, decide
@@ -55,6 +56,36 @@ _DEFAULT_GUIDANCE = {
 }
 
 
+def _semantic_tier(
+    llm: Any, consult: ConsultMode | None, cascade: CascadeOptions | None
+) -> SemanticTier | None:
+    """The semantic tier for `llm` (None without a model); a bad configuration raises here."""
+    options = cascade or CascadeOptions()
+    if consult is not None:
+        options = replace(options, consult=consult)
+    if llm is None:
+        return None
+    from pagewarden.llm import LLMClient, LLMConfig
+
+    owns = True
+    if isinstance(llm, LLMClient):
+        client, owns = llm, False
+    elif isinstance(llm, LLMConfig):
+        client = LLMClient(llm)
+    elif llm == "env":
+        client = LLMClient(LLMConfig.from_env())
+    elif isinstance(llm, (str, Path)):
+        client = LLMClient(LLMConfig.from_file(llm))
+    elif isinstance(llm, dict):
+        client = LLMClient(LLMConfig.from_mapping(llm))
+    else:
+        raise TypeError(
+            "llm must be an LLMConfig, an LLMClient, 'env', a config file path or None, "
+            f"not {type(llm).__name__}"
+        )
+    return SemanticTier(client, options, owns_client=owns)
+
+
 def _as_policy_set(policies: PolicySet | str | Path | Iterable[Policy] | None) -> PolicySet:
     if policies is None:
         return PolicySet([])
@@ -72,8 +103,12 @@ class Guard:
         policies: a `PolicySet`, a path to a policy file, or policies; None for the
             built-in baseline only.
         goal: the user's goal for this session (`guard.goal` may be changed later).
-        llm: must be None: this version runs the deterministic tiers (rules, static world
-            model) only.
+        llm: the model for the semantic tier: an `LLMConfig`, an `LLMClient`, ``"env"`` (read
+            `LLMConfig.from_env`), or the path of an LLM config file; None (default) runs the
+            deterministic tiers (rules, static world model) alone, exactly as without a model.
+        consult: when the model is consulted: ``"consequential"`` (the cascade, default),
+            ``"always"`` or ``"never"`` (shorthand for ``cascade.consult``).
+        cascade: the rest of the semantic tier's options (`CascadeOptions`).
         mode: "enforce" applies decisions; "monitor" records them and never blocks.
         secrets: values (or `Secret(value, allow_domains=[...])`) that must never leave for a
             host not allowed nor appear in traces, logs or the guard's exceptions. Values
@@ -103,17 +138,15 @@ class Guard:
         screenshots: bool = False,
         snapshot: bool = False,
         session_id: str | None = None,
+        consult: ConsultMode | None = None,
+        cascade: CascadeOptions | None = None,
     ) -> None:
         if mode not in ("enforce", "monitor"):
             raise ValueError(f"mode must be 'enforce' or 'monitor', not {mode!r}")
-        if llm is not None:
-            raise ValueError(
-                "this version of pagewarden has no LLM tier; pass llm=None to run the "
-                "deterministic tiers (rules and the static world model)"
-            )
         self.log = get_logger(component="guard")
-        if any(os.environ.get(name) for name in _LLM_ENV):
-            self.log.warning("llm_env_ignored", reason="this version has no LLM tier")
+        self.semantic: SemanticTier | None = _semantic_tier(llm, consult, cascade)
+        if self.semantic is None and llm is None and any(os.environ.get(name) for name in _LLM_ENV):
+            self.log.info("llm_env_ignored", reason="llm=None: pass llm='env' to use the model it names")
         user_policies = _as_policy_set(policies)
         self.policies = user_policies.merged(baseline_policies()) if baseline else user_policies
         self.rulebook = RuleBook(self.policies)
@@ -271,24 +304,79 @@ class Guard:
             mode=self.mode,
             enforced=self.mode == "enforce",
             step_index=step.index,
+            tiers=("rules", "worldmodel") if self.semantic is not None else (),
         )
         if prediction is not None and prediction.optimization_guidance == "" and verdict.guidance:
             verdict = replace(verdict, prediction=replace(prediction, optimization_guidance=verdict.guidance))
         return verdict
 
-    def check(self, step: Step) -> Verdict:
-        """Judge `step`, remember it as the previous step and write it to the trace.
+    def judge(self, step: Step, page: Any = None) -> Generator[Any, Any, Verdict]:
+        """All tiers on `step` as a pipeline of calls (see `interceptors._pipeline`): the
+        deterministic verdict, then the model where the cascade consults it. Without a model
+        it yields nothing."""
+        verdict = self.evaluate(step)
+        if self.semantic is None:
+            return verdict
+        try:
+            return (yield from semantic_stage(self, step, verdict, page))
+        except Exception as exc:  # noqa: BLE001 - never crash the agent: fail closed
+            return self._tier_failed(step, verdict, f"semantic tier error: {type(exc).__name__}: {exc}")
 
-        A step without a goal gets the guard's goal; one without a previous step gets the
-        session's. An allowed step (or any step in monitor mode) counts as executed.
-        """
+    def assess(self, step: Step) -> Verdict:
+        """All tiers on `step` (the model too, where consulted), without changing the session.
+
+        Sync: a model call runs on the background loop thread (safe in any thread)."""
+        from pagewarden.interceptors._pipeline import drive_sync
+
+        return drive_sync(self.judge(step))
+
+    async def aassess(self, step: Step) -> Verdict:
+        """`assess` for async callers."""
+        from pagewarden.interceptors._pipeline import drive_async
+
+        return await drive_async(self.judge(step))
+
+    def _prepared(self, step: Step) -> Step:
         if step.goal is None and self.goal is not None:
             step = replace(step, goal=self.goal)
         if step.previous is None and self.session.previous is not None:
             step = replace(step, previous=self.session.previous)
-        verdict = self.evaluate(step)
+        return step
+
+    def check(self, step: Step) -> Verdict:
+        """Judge `step` (with the model, where the cascade consults it), remember it as the
+        previous step and write it to the trace.
+
+        A step without a goal gets the guard's goal; one without a previous step gets the
+        session's. An allowed step (or any step in monitor mode) counts as executed.
+        """
+        step = self._prepared(step)
+        verdict = self.assess(step)
         self.commit(step, verdict, ran=verdict.allowed)
         return verdict
+
+    async def acheck(self, step: Step) -> Verdict:
+        """`check` for async callers."""
+        step = self._prepared(step)
+        verdict = await self.aassess(step)
+        self.commit(step, verdict, ran=verdict.allowed)
+        return verdict
+
+    def _tier_failed(self, step: Step, verdict: Verdict, message: str) -> Verdict:
+        finding = Finding(
+            policy_id="PW-GUARD", rule="tier:llm", message=message, risk_level="high", score=0.9,
+            guidance="The guard could not judge this action, so it did not run. Try again, or ask the user.",
+        )  # fmt: skip
+        findings = [finding, *verdict.findings]
+        return replace(
+            verdict,
+            decision=Decision.BLOCK,
+            score=max(verdict.score, 0.9),
+            findings=tuple(findings),
+            explanation=self._explain(Decision.BLOCK, findings),
+            guidance=finding.guidance,
+            tier_errors=(*verdict.tier_errors, message),
+        )
 
     def commit(self, step: Step, verdict: Verdict, *, ran: bool, screenshot: str | None = None) -> None:
         """Record a judged step in session memory, the log and the trace."""
@@ -395,9 +483,11 @@ class Guard:
         return " ".join(parts)
 
     def close(self) -> None:
-        """Close the trace file."""
+        """Close the trace file (and the model client the guard created)."""
         if self.trace is not None:
             self.trace.close()
+        if self.semantic is not None:
+            self.semantic.close()
 
     def __enter__(self) -> Guard:
         return self

@@ -49,6 +49,8 @@ class SessionState:
             reasoning=step.reasoning,
             url=step.observation.url,
             decision=verdict.decision.value,
+            target=step.observation.target.label[:200] if step.observation.target is not None else None,
+            title=step.observation.title,
         )
         self.tabs.record(step, verdict.prediction, ran=ran)
         if not ran:

@@ -48,6 +48,8 @@ class PreviousStep:
     reasoning: str | None = None
     url: str | None = None
     decision: str | None = None
+    target: str | None = None  # the target element's label (compact observation)
+    title: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

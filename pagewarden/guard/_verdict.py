@@ -52,6 +52,11 @@ class Verdict:
     enforced: bool = True  # False in monitor mode: the decision was logged, not applied
     approved_by: str | None = None
     step_index: int = 0
+    #: the tiers that judged this step: "rules", "worldmodel", and "llm" when the model was consulted
+    tiers: tuple[str, ...] = ()
+    #: the model consultation's accounting: why it was consulted, calls, tokens, latency, cost,
+    #: pruned / whole tree tokens, and the error when it could not judge
+    llm: dict[str, Any] = field(default_factory=dict)
 
     @property
     def violated_policy_ids(self) -> list[str]:

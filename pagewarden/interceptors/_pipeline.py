@@ -7,15 +7,14 @@ screenshot, run the action) and gets the result back. `drive_async` awaits the c
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import threading
 import time
 from collections.abc import Generator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pagewarden._loop import background_loop
 from pagewarden._url import parse_url
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.guard._step import Action, Step
@@ -350,11 +349,11 @@ def guarded_action(
     )
     unreadable = [n for n in observation.notes if n.startswith("facts-unavailable")]
     try:
-        verdict = (
-            _fail_closed(step, unreadable[0], guard.mode)
-            if unreadable and spec.target != "none"
-            else guard.evaluate(step)
-        )
+        if unreadable and spec.target != "none":
+            verdict = _fail_closed(step, unreadable[0], guard.mode)
+        else:
+            # The deterministic tiers, then the model where the cascade consults it.
+            verdict = yield from guard.judge(step, owner.page_raw())
     except Exception as exc:  # noqa: BLE001 - never crash the agent; fail closed
         verdict = _fail_closed(step, f"guard error: {type(exc).__name__}: {exc}", guard.mode)
     timings = {"observe": round((observed - started) * 1000, 3), **verdict.timings_ms}
@@ -425,28 +424,11 @@ async def drive_async(pipeline: Pipeline) -> Any:
             error = exc
 
 
-def _run_coroutine_in_thread(awaitable: Any) -> Any:
-    result: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            result["value"] = asyncio.run(awaitable)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            result["error"] = exc
-
-    thread = threading.Thread(target=target, name="pagewarden-await", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in result:
-        raise result["error"]
-    return result.get("value")
-
-
 def drive_sync(pipeline: Pipeline) -> Any:
     """Run a pipeline under the sync API: make each yielded call directly.
 
-    A coroutine from user code (an async approver) runs on a background event-loop
-    thread, since the sync API owns this thread's loop.
+    An awaitable (an async approver, a model call) runs on the process's persistent
+    background loop thread (`pagewarden._loop`), since the sync API owns this thread's loop.
     """
     value: Any = None
     error: BaseException | None = None
@@ -459,6 +441,6 @@ def drive_sync(pipeline: Pipeline) -> Any:
         try:
             value = call.fn(*call.args, **call.kwargs)
             if inspect.isawaitable(value):
-                value = _run_coroutine_in_thread(value)
+                value = background_loop().run(value)
         except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
             error = exc

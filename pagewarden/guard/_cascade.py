@@ -1,0 +1,530 @@
+"""The cascade: the model is consulted only where the deterministic tiers cannot decide.
+
+The rules tier and the static world model judge every step first. `SemanticTier.reasons`
+says whether the model must look too: the action is irreversible, consequential (and not
+plainly what the goal asks for), leaves the site, sends typed data the goal does not
+contain, acts on untrusted page content, or runs a script — and no deterministic finding has
+already blocked it (``consult="always"`` / ``"never"`` override this). Steps it does not
+consult cost nothing more.
+
+A consultation is one more `Call` in the action pipeline (`semantic_stage`): take the aria
+snapshot if the step has none, build the prompt (sans-I/O), await the model, apply the
+answer (sans-I/O). World model and utility agent share one call and one answer by default,
+or run as two concurrent calls (``split=True``). The risk of what the model reports comes
+from the named policies' risk levels, never from a number it gives; goal deviation alone
+leads to REVISE, never to BLOCK. When the model cannot judge (timeout, endpoint down,
+refusal, unparsable output after retries) a consulted action is blocked — or sent for
+approval, by configuration — and the verdict says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from pagewarden._url import parse_url
+from pagewarden.guard._risk import Thresholds, decide
+from pagewarden.guard._step import Step
+from pagewarden.guard._verdict import Decision, Finding, Verdict
+from pagewarden.judge._answers import Assessment, UtilityAnswer, WorldModelAnswer
+from pagewarden.judge._context import StepContext, build_context, select_policies
+from pagewarden.judge._utility import render_assessment_prompt, render_utility_prompt
+from pagewarden.llm._errors import LLMError
+from pagewarden.llm._prompt import Fence
+from pagewarden.observe._gather import Call
+from pagewarden.observe._tree import PrunedTree, prune_for_prompt
+from pagewarden.policies import Policy
+from pagewarden.policies.rules._instructions import goal_supports_text, goal_supports_url
+from pagewarden.secrets import SecretRegistry
+from pagewarden.trace._logging import redact_value
+from pagewarden.worldmodel._llm import RISK_BASE, plan_risk, refine_prediction, render_prediction_prompt
+from pagewarden.worldmodel._prediction import Consequence
+from pagewarden.worldmodel._static import SCRIPT_KINDS
+
+if TYPE_CHECKING:
+    from pagewarden.guard._guard import Guard
+    from pagewarden.llm._client import LLMClient, LLMResult
+
+__all__ = ["CascadeOptions", "ConsultMode", "ModelOutcome", "SemanticTier", "semantic_stage"]
+
+ConsultMode = Literal["consequential", "always", "never"]
+_ACTIVATING = frozenset({"click", "dblclick", "tap", "press", "accept_dialog", "dispatch_event"})
+_TYPED_FIELDS = frozenset({"text", "textarea", "email", "password", "search", "tel", "url", "number", ""})
+_UNTRUSTED_VALUE_KINDS = frozenset({"fill", "type", "goto", "new_page", "request", "press_sequentially"})
+_FAILURE_GUIDANCE = (
+    "The guard could not judge this action, so it did not run. Try again in a moment, choose a "
+    "less consequential way to reach the goal, or ask the user."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CascadeOptions:
+    """How the guard uses the model.
+
+    Args:
+        consult: ``consequential`` (the cascade, default), ``always`` or ``never``.
+        on_failure: a consulted action the model could not judge is blocked (``block``)
+            or sent to the approver (``ask``).
+        harmless_on_failure: with ``consult="always"``, what happens to an action the
+            cascade would not have consulted when the model fails: ``allow`` (default),
+            ``block`` or ``ask``.
+        split: world model and utility agent as two concurrent calls instead of one.
+        short_term / long_term: ask for the immediate delta / the lasting impact.
+        lookahead: later steps of the agent's stated plan to predict (0 = none).
+        tree_budget: tokens the pruned accessibility tree may take in a prompt.
+        step_deadline: seconds the whole consultation may take, retries included.
+        max_policies / max_references: policies shown per call, past violations per policy.
+        model_weight: confidence given to the model's findings (scales the policies' risk).
+    """
+
+    consult: ConsultMode = "consequential"
+    on_failure: Literal["block", "ask"] = "block"
+    harmless_on_failure: Literal["allow", "block", "ask"] = "allow"
+    split: bool = False
+    short_term: bool = True
+    long_term: bool = True
+    lookahead: int = 2
+    tree_budget: int = 2000
+    step_deadline: float = 60.0
+    max_policies: int = 12
+    max_references: int = 3
+    model_weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.consult not in ("consequential", "always", "never"):
+            problems.append(f"consult must be 'consequential', 'always' or 'never', not {self.consult!r}")
+        if self.on_failure not in ("block", "ask"):
+            problems.append(f"on_failure must be 'block' or 'ask', not {self.on_failure!r}")
+        if self.harmless_on_failure not in ("allow", "block", "ask"):
+            problems.append(
+                f"harmless_on_failure must be 'allow', 'block' or 'ask', not {self.harmless_on_failure!r}"
+            )
+        if not 0 <= self.lookahead <= 8:
+            problems.append("lookahead must be between 0 and 8")
+        if self.tree_budget < 64:
+            problems.append("tree_budget must be at least 64 tokens")
+        if self.step_deadline <= 0:
+            problems.append("step_deadline must be positive")
+        if not 0 < self.model_weight <= 1:
+            problems.append("model_weight must be in (0, 1]")
+        if self.max_policies < 1 or self.max_references < 0:
+            problems.append("max_policies must be >= 1 and max_references >= 0")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+
+@dataclass(frozen=True, slots=True)
+class Consultation:
+    """One prepared consultation: the prompts and what went into them."""
+
+    reasons: tuple[str, ...]
+    messages: tuple[list[dict[str, str]], ...]
+    schemas: tuple[type, ...]
+    token: str
+    context: StepContext
+    snapshot_ms: float = 0.0
+    prepare_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelOutcome:
+    """The model's answer, or why there is none; and the calls' accounting."""
+
+    assessment: Assessment | None = None
+    results: tuple[Any, ...] = ()
+    error: str | None = None
+    error_kind: str | None = None
+    elapsed_ms: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _untrusted_target(step: Step) -> bool:
+    el = step.observation.target
+    if el is None:
+        return False
+    aria_only = bool(el.aria_text) and len(el.aria_text) > 40 and len(el.text) < len(el.aria_text) / 3
+    return el.in_ugc or el.overlay_in_ugc or not el.visible or bool(el.hidden_text) or aria_only
+
+
+def _untrusted_value(step: Step) -> bool:
+    """The typed text or URL occurs on the page only in untrusted places, and not in the goal."""
+    sources = step.observation.value_sources
+    if step.action.kind not in _UNTRUSTED_VALUE_KINDS or not sources:
+        return False
+    if not all(s.in_ugc or s.hidden or s.in_dialog for s in sources):
+        return False
+    return not goal_supports_text(step.goal or "", step.action.value or "")
+
+
+def _typed_values(step: Step) -> list[str]:
+    el = step.observation.target
+    if el is None or el.form is None:
+        return []
+    return [f.value for f in el.form.fields if f.value and f.type in _TYPED_FIELDS]
+
+
+def _in_goal(goal: str, value: str) -> bool:
+    folded = " ".join(value.lower().split())
+    return len(folded) >= 1 and folded in " ".join(goal.lower().split())
+
+
+class SemanticTier:
+    """The model's part of the guard: when to consult it, what to ask, what its answer means."""
+
+    def __init__(self, client: LLMClient, options: CascadeOptions | None = None, *, owns_client: bool = True):
+        self.client = client
+        self.options = options or CascadeOptions()
+        self.owns_client = owns_client
+
+    # -- the gate (sans-I/O) --------------------------------------------------------------------
+    def reasons(self, step: Step, verdict: Verdict) -> tuple[str, ...]:
+        """Why the model must judge `step` (empty: the deterministic verdict stands)."""
+        mode = self.options.consult
+        if mode == "never" or verdict.decision is Decision.BLOCK:
+            return ()
+        if mode == "always":
+            return ("always",)
+        action, obs = step.action, step.observation
+        prediction = verdict.prediction
+        goal = step.goal or ""
+        out: list[str] = []
+        if action.kind in SCRIPT_KINDS:
+            out.append("script")
+        untrusted = _untrusted_target(step) or _untrusted_value(step)
+        if untrusted:
+            out.append("untrusted")
+        if prediction is None:
+            return tuple(out)
+        on_web = obs.url.startswith(("http://", "https://"))
+        nav = prediction.navigation
+        if nav is not None and nav.cross_site and on_web:
+            dest = parse_url(nav.url)
+            if not goal_supports_url(goal, dest.host, dest.path):
+                out.append("offsite")
+        activating = action.kind in _ACTIVATING
+        sub = prediction.submission
+        if sub is not None and activating:
+            if sub.cross_site and "offsite" not in out:
+                out.append("offsite")
+            if any(not _in_goal(goal, value) for value in _typed_values(step)):
+                out.append("typed")
+        if prediction.consequence is Consequence.IRREVERSIBLE:
+            out.append("irreversible")
+        elif prediction.consequence is Consequence.CONSEQUENTIAL:
+            el = obs.target
+            # Plainly what the goal asks for: every word of the element's label is in the goal.
+            asked_for = (
+                el is not None and not untrusted and goal_supports_text(goal, el.label, min_overlap=1.0)
+            )
+            if not asked_for:
+                out.append("consequential")
+        return tuple(dict.fromkeys(out))
+
+    # -- the prompt (sans-I/O) --------------------------------------------------------------------
+    def prepare(
+        self,
+        step: Step,
+        verdict: Verdict,
+        snapshot: str | None,
+        reasons: Sequence[str],
+        policies: Sequence[Policy],
+        *,
+        snapshot_ms: float = 0.0,
+        secrets: SecretRegistry | None = None,
+    ) -> Consultation:
+        """The prompt(s) for `step`: fenced data, pruned tree, relevant policies. Registered
+        secrets and recognisable credentials are redacted: they never reach the model."""
+        started = time.perf_counter()
+        opts = self.options
+        el = step.observation.target
+        tree: PrunedTree | None = None
+        if snapshot:
+            flagged = [s.snippet for s in step.observation.value_sources]
+            if el is not None and el.in_ugc and el.context_text:
+                flagged.append(el.context_text[:80])
+            tree = prune_for_prompt(
+                snapshot,
+                target_role=el.role if el is not None else None,
+                target_name=(el.name or el.label) if el is not None else "",
+                flagged=flagged,
+                budget_tokens=opts.tree_budget,
+            )
+        chosen = select_policies(
+            policies, step, verdict.prediction, verdict.findings, reasons, limit=opts.max_policies
+        )
+        untrusted_text = [
+            json.dumps(step.to_dict(), ensure_ascii=False),
+            tree.text if tree is not None else "",
+            *(r.text for p in chosen for r in p.references),
+        ]
+        fence = Fence.around(*untrusted_text)
+        context = build_context(
+            step, verdict.prediction, verdict.findings, chosen, tree, fence,
+            references=opts.max_references, reasons=reasons,
+        )  # fmt: skip
+        shape = {"short_term": opts.short_term, "long_term": opts.long_term, "lookahead": opts.lookahead}
+        if opts.split:
+            messages = (
+                render_prediction_prompt(context.sections, **shape),
+                render_utility_prompt(context.sections),
+            )
+            schemas: tuple[type, ...] = (WorldModelAnswer, UtilityAnswer)
+        else:
+            messages = (render_assessment_prompt(context.sections, **shape),)
+            schemas = (Assessment,)
+        messages = tuple(redact_value(m, secrets or SecretRegistry()) for m in messages)
+        return Consultation(
+            tuple(reasons), messages, schemas, fence.token, context,
+            snapshot_ms=snapshot_ms, prepare_ms=(time.perf_counter() - started) * 1000,
+        )  # fmt: skip
+
+    # -- the call ---------------------------------------------------------------------------------
+    async def consult(self, consultation: Consultation) -> ModelOutcome:
+        """Ask the model; never raises (a failure is an outcome with `error`)."""
+        deadline = self.options.step_deadline
+        started = time.perf_counter()
+        calls = [
+            self.client.complete(messages, schema=schema, boundary=consultation.token, deadline=deadline)
+            for messages, schema in zip(consultation.messages, consultation.schemas, strict=True)
+        ]
+        try:
+            async with asyncio.timeout(deadline + 1.0):
+                results = await asyncio.gather(*calls, return_exceptions=True)
+        except TimeoutError:
+            return ModelOutcome(
+                error=f"no judgement within the step deadline ({deadline:g} s)",
+                error_kind="timeout",
+                elapsed_ms=(time.perf_counter() - started) * 1000,
+            )
+        elapsed = (time.perf_counter() - started) * 1000
+        good = tuple(r for r in results if not isinstance(r, BaseException))
+        failures = [r for r in results if isinstance(r, BaseException)]
+        if failures:
+            first = failures[0]
+            if isinstance(first, LLMError):
+                return ModelOutcome(
+                    results=good, error=first.reason, error_kind=first.kind, elapsed_ms=elapsed
+                )
+            if isinstance(first, asyncio.CancelledError):
+                raise first
+            return ModelOutcome(
+                results=good, error=f"{type(first).__name__}: {str(first)[:200]}", error_kind="error",
+                elapsed_ms=elapsed,
+            )  # fmt: skip
+        if self.options.split:
+            assessment = Assessment.merge(good[0].parsed, good[1].parsed)
+        else:
+            assessment = good[0].parsed
+        return ModelOutcome(assessment=assessment, results=good, elapsed_ms=elapsed)
+
+    # -- the answer (sans-I/O) --------------------------------------------------------------------
+    def accounting(self, consultation: Consultation, outcome: ModelOutcome) -> dict[str, Any]:
+        """Tokens, latency, cost and what the prompt held, for the verdict and the trace."""
+        results: Sequence[LLMResult[Any]] = outcome.results
+        tree = consultation.context.tree
+        data: dict[str, Any] = {
+            "reasons": list(consultation.reasons),
+            "model": self.client.config.model,
+            "calls": len(consultation.messages),
+            "prompt_tokens": sum(r.usage.prompt_tokens for r in results),
+            "completion_tokens": sum(r.usage.completion_tokens for r in results),
+            "latency_ms": round(outcome.elapsed_ms, 3),
+            "cached": bool(results) and all(r.cached for r in results),
+            "mode": results[0].mode if results else None,
+            "policies": [p.id for p in consultation.context.policies],
+        }
+        costs = [r.cost_usd for r in results if r.cost_usd is not None]
+        if costs:
+            data["cost_usd"] = round(sum(costs), 6)
+        if tree is not None:
+            data["tree_tokens"] = tree.tokens
+            data["tree_whole_tokens"] = tree.whole_tokens
+        if outcome.error:
+            data["error"] = outcome.error
+            data["error_kind"] = outcome.error_kind
+        return {k: v for k, v in data.items() if v is not None}
+
+    def apply(
+        self,
+        step: Step,
+        verdict: Verdict,
+        consultation: Consultation,
+        outcome: ModelOutcome,
+        *,
+        policies: Sequence[Policy],
+        thresholds: Thresholds,
+        explain: Callable[[Decision, list[Finding]], str],
+        guide: Callable[[Decision, list[Finding]], str],
+        elapsed_ms: float,
+    ) -> Verdict:
+        """The verdict once the model has spoken (or failed to)."""
+        account = self.accounting(consultation, outcome)
+        timings = {
+            **verdict.timings_ms,
+            "snapshot": round(consultation.snapshot_ms, 3),
+            "model": round(outcome.elapsed_ms, 3),
+            "semantic": round(elapsed_ms, 3),
+        }
+        base = replace(verdict, tiers=(*verdict.tiers, "llm"), llm=account, timings_ms=timings)
+        if outcome.assessment is None:
+            return self._failed(step, base, consultation, outcome, explain)
+        answer = outcome.assessment
+        by_id = {p.id: p for p in policies}
+        weight = self.options.model_weight
+        known = [i for i in dict.fromkeys(answer.violated_policy_ids) if i in by_id]
+        unknown = [i for i in answer.violated_policy_ids if i not in by_id]
+        found: list[Finding] = []
+        for pid in known:
+            policy = by_id[pid]
+            level = policy.risk_level.value
+            found.append(Finding(
+                policy_id=pid, rule="tier:llm",
+                message=answer.risk_explanation or f"the model judged that this action violates {pid}",
+                risk_level=level, category=policy.category.value,
+                score=round(RISK_BASE[level] * weight, 4),
+                requires_approval=policy.category.value == "consent",
+                guidance=answer.guidance,
+                evidence={"semantic_delta": answer.semantic_delta[:300]} if answer.semantic_delta else {},
+            ))  # fmt: skip
+        if not known and self.options.lookahead > 0 and answer.future_steps:
+            risk_of = {pid: p.risk_level.value for pid, p in by_id.items()}
+            plan = [[], *(s.violated_policy_ids for s in answer.future_steps[: self.options.lookahead])]
+            risk, index, pid = plan_risk(plan, risk_of)
+            if pid is not None and risk > 0:
+                later = answer.future_steps[index - 1]
+                found.append(Finding(
+                    policy_id=pid, rule="tier:llm/lookahead",
+                    message=f"step {index} of the agent's plan ({later.action[:120]}) would violate {pid}",
+                    risk_level=by_id[pid].risk_level.value, category=by_id[pid].category.value,
+                    score=round(risk * weight, 4), guidance=answer.guidance,
+                    evidence={"plan_step": index},
+                ))  # fmt: skip
+        advisory: list[Finding] = []
+        if (answer.policy_violation or unknown) and not known:
+            advisory.append(Finding(
+                policy_id="PW-LLM", rule="tier:llm",
+                message="the model reported a policy violation without naming a known policy"
+                + (f" ({', '.join(unknown[:3])})" if unknown else "")
+                + (f": {answer.risk_explanation}" if answer.risk_explanation else ""),
+                risk_level="low", score=thresholds.revise, guidance=answer.guidance,
+            ))  # fmt: skip
+        if answer.goal_deviation:
+            advisory.append(Finding(
+                policy_id="PW-GOAL", rule="tier:llm/goal",
+                message=answer.goal_explanation or "the model judged that the action does not serve the goal",
+                risk_level="low", category="goal", score=thresholds.revise, guidance=answer.guidance,
+            ))  # fmt: skip
+        scored = [*base.findings, *found]
+        prediction = refine_prediction(
+            base.prediction,
+            semantic_delta=answer.semantic_delta,
+            element_changes=answer.element_changes.model_dump(),
+            long_term_impact=answer.long_term_impact,
+            violated_policy_ids=known,
+            risk_explanation=answer.risk_explanation,
+            optimization_guidance=answer.guidance,
+        )
+        decision, score = decide(scored, prediction, thresholds)
+        if advisory and decision is Decision.ALLOW:
+            # Goal deviation (or an unattributed concern) advises; it never blocks by itself.
+            decision, score = Decision.REVISE, max(score, thresholds.revise)
+        findings = sorted([*scored, *advisory], key=lambda f: -f.score)
+        guidance = guide(decision, findings)
+        return replace(
+            base,
+            decision=decision,
+            score=score,
+            findings=tuple(findings),
+            explanation=explain(decision, findings),
+            guidance=guidance,
+            prediction=replace(
+                prediction, optimization_guidance=prediction.optimization_guidance or guidance
+            ),
+        )
+
+    def _failed(
+        self,
+        step: Step,
+        verdict: Verdict,
+        consultation: Consultation,
+        outcome: ModelOutcome,
+        explain: Callable[[Decision, list[Finding]], str],
+    ) -> Verdict:
+        harmless = consultation.reasons == ("always",) and not self._would_consult(step, verdict)
+        policy = self.options.harmless_on_failure if harmless else self.options.on_failure
+        message = (
+            f"the semantic tier could not judge this action ({outcome.error_kind}: {outcome.error}); "
+            + ("it was consulted because " + ", ".join(consultation.reasons) if consultation.reasons else "")
+        )
+        errors = (*verdict.tier_errors, f"llm: {outcome.error}")
+        if policy == "allow":
+            return replace(verdict, tier_errors=errors)
+        finding = Finding(
+            policy_id="PW-GUARD", rule="tier:llm", message=message, risk_level="high",
+            score=0.9, requires_approval=policy == "ask", guidance=_FAILURE_GUIDANCE,
+        )  # fmt: skip
+        findings = [finding, *verdict.findings]
+        decision = Decision.ASK if policy == "ask" else Decision.BLOCK
+        return replace(
+            verdict,
+            decision=decision,
+            score=max(verdict.score, 0.9),
+            findings=tuple(findings),
+            explanation=explain(decision, findings),
+            guidance=_FAILURE_GUIDANCE,
+            tier_errors=errors,
+        )
+
+    def _would_consult(self, step: Step, verdict: Verdict) -> bool:
+        saved = self.options
+        try:
+            self.options = replace(saved, consult="consequential")
+            return bool(self.reasons(step, verdict))
+        finally:
+            self.options = saved
+
+    def close(self) -> None:
+        """Close the client if the tier created it."""
+        if self.owns_client:
+            self.client.close()
+
+
+def semantic_stage(
+    guard: Guard, step: Step, verdict: Verdict, page: Any = None
+) -> Generator[Call, Any, Verdict]:
+    """The model's part of judging `step` (a pipeline of calls; returns the final verdict)."""
+    tier = guard.semantic
+    if tier is None:
+        return verdict
+    reasons = tier.reasons(step, verdict)
+    if not reasons:
+        return verdict
+    started = time.perf_counter()
+    snapshot = step.observation.aria_snapshot
+    snapshot_ms = 0.0
+    if snapshot is None and page is not None:
+        try:
+            snapshot = yield Call(page.aria_snapshot, (), {"mode": "ai"})
+        except Exception:  # noqa: BLE001 - the model can judge without the tree
+            snapshot = None
+        snapshot_ms = (time.perf_counter() - started) * 1000
+    consultation = tier.prepare(
+        step, verdict, snapshot, reasons, guard.policies, snapshot_ms=snapshot_ms, secrets=guard.secrets
+    )
+    outcome = yield Call(tier.consult, (consultation,))
+    return tier.apply(
+        step,
+        verdict,
+        consultation,
+        outcome,
+        policies=guard.policies,
+        thresholds=guard.thresholds,
+        explain=guard._explain,
+        guide=guard._guidance,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )

@@ -1,0 +1,44 @@
+"""The utility agent: HarmonyGuard's second-order Markov evaluation of (previous, current) step.
+
+It answers two bits — policy violation, goal deviation — with explanations, the violated
+policy ids and, when either bit is set, metacognitive guidance for the agent. By default it
+shares one call and one answer with the world model (`render_assessment_prompt`); split, it
+has its own prompt (`render_utility_prompt`) and runs concurrently with the world model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pagewarden.llm._prompt import PromptTemplate
+from pagewarden.worldmodel._llm import prediction_fields
+
+__all__ = ["render_assessment_prompt", "render_utility_prompt", "utility_fields"]
+
+
+def utility_fields() -> list[str]:
+    """The utility agent's answer fields, as described to the model."""
+    return [
+        '- "policy_violation": true or false',
+        '- "violated_policy_ids": ids of the policies this action violates ([] if none)',
+        '- "risk_explanation": why, citing the evidence ("" if none)',
+        '- "goal_deviation": true or false',
+        '- "goal_explanation": why the action does or does not serve the user\'s goal',
+        '- "guidance": guidance for the agent when either bit is true, else ""',
+    ]
+
+
+def render_utility_prompt(sections: Mapping[str, str]) -> list[dict[str, str]]:
+    """The utility agent's own prompt (split mode)."""
+    fields = [f.replace('"risk_explanation"', '"policy_explanation"') for f in utility_fields()]
+    template = PromptTemplate.load("pagewarden.judge", "prompts/utility.txt")
+    return template.render(**sections, fields="\n".join(fields))
+
+
+def render_assessment_prompt(
+    sections: Mapping[str, str], *, short_term: bool = True, long_term: bool = True, lookahead: int = 2
+) -> list[dict[str, str]]:
+    """World model and utility agent in one prompt (the default)."""
+    fields = prediction_fields(short_term=short_term, long_term=long_term, lookahead=lookahead)
+    template = PromptTemplate.load("pagewarden.judge", "prompts/assess.txt")
+    return template.render(**sections, fields="\n".join(fields + utility_fields()))
