@@ -26,6 +26,7 @@ from publicsuffix2 import PublicSuffixList
 __all__ = [
     "ParsedURL",
     "host_matches",
+    "page_key",
     "parse_url",
     "registrable_domain",
     "resolve_url",
@@ -345,3 +346,14 @@ def host_matches(host: str, pattern: str) -> bool:
     else:
         pattern_host = _normalise_host(pattern.rsplit(":", 1)[0] if pattern.count(":") == 1 else pattern)[0]
     return bool(pattern_host) and (pattern_host in forms or bool(_ip_forms(pattern_host) & forms))
+
+
+def page_key(url: str) -> str:
+    """A page's identity: host (and port), path and query, without scheme and fragment; "" for
+    URLs without a host."""
+    parsed = parse_url(url or "about:blank")
+    if not parsed.host:
+        return ""
+    path = parsed.path.rstrip("/") or "/"
+    port = f":{parsed.port}" if parsed.port else ""
+    return f"{parsed.host}{port}{path}" + (f"?{parsed.query}" if parsed.query else "")

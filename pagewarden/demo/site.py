@@ -514,6 +514,7 @@ class DemoSite:
             "/session/verify": ("Session verified", "You can return to the tracker and post your comment."),
             "/forum/upvote": ("Vote confirmed", "Your vote was counted. You can return to the thread."),
             "/forum/vote": ("Vote recorded", "Thanks! Your vote for the accepted answer was recorded."),
+            "/promo/pg17": ("Managed Postgres 17", "Sign up with your work email to start the free trial."),
         }
         for path, (headline, detail) in pages.items():
             route(host, path, lambda r, h=headline, d=detail: self._evil_page(h, h, d))

@@ -286,7 +286,9 @@ class Guard:
         started = time.perf_counter()
         prediction = predict_static(step)
         t_model = time.perf_counter()
-        ctx = RuleContext(step=step, prediction=prediction, session=self.session.view(), secrets=self.secrets)
+        ctx = RuleContext(
+            step=step, prediction=prediction, session=self.session.view(step), secrets=self.secrets
+        )
         findings, errors = self.rulebook.evaluate(ctx)
         t_rules = time.perf_counter()
         decision, score = decide(findings, prediction, self.thresholds)

@@ -9,6 +9,7 @@ from pagewarden._url import parse_url, registrable_domain
 from pagewarden.guard._step import PreviousStep, Step
 from pagewarden.guard._verdict import Verdict
 from pagewarden.policies.rules._base import HistoryEntry, SessionView
+from pagewarden.policies.rules._taint import TabMemory
 from pagewarden.trace._redact import PASSWORD_MASK
 
 __all__ = ["SessionState"]
@@ -25,10 +26,12 @@ class SessionState:
         self.history: deque[HistoryEntry] = deque(maxlen=MAX_HISTORY)
         self.user_messages: list[str] = []
         self.typed_passwords: dict[str, str] = {}
+        self.tabs = TabMemory()
 
-    def view(self) -> SessionView:
-        """A read-only view for the rules tier."""
-        return SessionView(self.history, self.user_messages, self.typed_passwords)
+    def view(self, step: Step | None = None) -> SessionView:
+        """A read-only view for the rules tier (with `step`: its tab's provenance too)."""
+        tab = self.tabs.view(step) if step is not None else None
+        return SessionView(self.history, self.user_messages, self.typed_passwords, tab)
 
     def next_index(self) -> int:
         """Index of the step about to be judged."""
@@ -49,6 +52,7 @@ class SessionState:
             target=step.observation.target.label[:200] if step.observation.target is not None else None,
             title=step.observation.title,
         )
+        self.tabs.record(step, verdict.prediction, ran=ran)
         if not ran:
             return
         action = step.action

@@ -49,6 +49,8 @@ _URL_KINDS = frozenset({"goto", "new_page", "request"})
 #: Clicks whose link or form destination the installed reader pins until the click lands.
 _PINNED_KINDS = frozenset({"click", "dblclick", "tap"})
 _NEEDS_SOURCES = frozenset({"fill", "type"}) | _URL_KINDS
+#: Actions that type into their target: the reader also reports the field itself (mirrors, opacity).
+_TYPING = frozenset({"fill", "type", "press", "clear"})
 Pipeline = Generator[Call, Any, Any]
 
 
@@ -165,6 +167,7 @@ def _observe(
     ugc = shared.ugc_selectors
     lib = shared.facts_reader
     pin = action.kind in _PINNED_KINDS and shared.guard.mode == "enforce"
+    field = action.kind in _TYPING
     if page is not None and shared.needs_reader(page):
         # Installed once per context, before page scripts of every later document run.
         try:
@@ -188,21 +191,26 @@ def _observe(
                 selector=action.selector,
                 lib=lib,
                 pin=pin,
+                field=field,
             )
         elif spec.target == "self" and owner._pw_type == "ElementHandle":
-            target, sources = yield from facts_of_handle(raw, needle=needle, ugc_selectors=ugc, lib=lib)
+            target, sources = yield from facts_of_handle(
+                raw, needle=needle, ugc_selectors=ugc, lib=lib, field=field
+            )
         elif spec.target == "selector" and action.selector is not None:
             strict = bool(kwargs.get("strict", False))
             target, count, sources = yield from facts_of_locator(
                 raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
-                ugc_selectors=ugc, selector=action.selector, lib=lib, pin=pin,
+                ugc_selectors=ugc, selector=action.selector, lib=lib, pin=pin, field=field,
             )  # fmt: skip
         elif spec.target in ("point", "mouse") and page is not None:
             if spec.target == "point":
                 x, y = float(args[0]), float(args[1])
             else:
                 x, y = shared.mouse_position(page)
-            target, sources = yield from facts_at_point(page, x, y, needle=needle, ugc_selectors=ugc, lib=lib)
+            target, sources = yield from facts_at_point(
+                page, x, y, needle=needle, ugc_selectors=ugc, lib=lib, field=field
+            )
         elif spec.target == "chooser":
             target, sources = yield from facts_of_handle(
                 raw.element, needle=needle, ugc_selectors=ugc, lib=lib
@@ -210,7 +218,9 @@ def _observe(
         elif spec.target == "dialog":
             target = _dialog_facts(raw)
         elif spec.target == "focused" and page is not None:
-            target, sources = yield from facts_of_focused(page, needle=needle, ugc_selectors=ugc, lib=lib)
+            target, sources = yield from facts_of_focused(
+                page, needle=needle, ugc_selectors=ugc, lib=lib, field=field
+            )
         elif needle and page is not None:
             try:
                 url_path = parse_url(action.value or "").path if action.kind in _URL_KINDS else None
@@ -244,6 +254,7 @@ def _observe(
         title=title,
         aria_snapshot=snapshot,
         tabs=tabs,
+        tab=shared.tab_id(page) if page is not None else None,
         target=target,
         target_count=count,
         drop_target=drop,

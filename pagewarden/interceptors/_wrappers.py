@@ -54,6 +54,8 @@ class SharedState:
         self._cache: weakref.WeakKeyDictionary[Any, Guarded] = weakref.WeakKeyDictionary()
         self._handlers: dict[Any, Callable[..., Any]] = {}
         self._mouse: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
+        self._tabs: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self._tabs_seen = 0
         self.ugc_selectors: tuple[str, ...] = tuple(
             selector
             for rule in guard.rulebook.rules
@@ -77,6 +79,14 @@ class SharedState:
             return False
         self._readers.add(context)
         return True
+
+    def tab_id(self, page: Any) -> str:
+        """A stable id for a tab (page) of this session: t1, t2, … in the order first seen."""
+        tab = self._tabs.get(page)
+        if tab is None:
+            self._tabs_seen += 1
+            tab = self._tabs[page] = f"t{self._tabs_seen}"
+        return tab
 
     # -- mouse ----------------------------------------------------------------------------
     def mouse_position(self, page: Any) -> tuple[float, float]:

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["ElementFacts", "FormFacts", "FormField", "Observation", "TextSource"]
+__all__ = [
+    "ElementFacts",
+    "FieldFacts",
+    "FormFacts",
+    "FormField",
+    "Observation",
+    "OverlayFacts",
+    "TextSource",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +56,41 @@ class TextSource:
 
 
 @dataclass(frozen=True, slots=True)
+class FieldFacts:
+    """The field itself, for typing: how visible it is and whether another field mirrors it.
+
+    A mirror is another visible field with the same accessible name; `mirror_form_action` is
+    where the first mirror in another form posts (None when no mirror sits in another form).
+    """
+
+    opacity: float = 1.0  # effective opacity (the product over the ancestors)
+    width: int = 0
+    height: int = 0
+    mirrors: int = 0
+    mirror_form_action: str | None = None
+    mirror_in_form: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OverlayFacts:
+    """The box over the page the element sits in (fixed, sticky, dialog, popover, raised).
+
+    `agent_opened` is True when the box appeared or changed within seconds after the agent's
+    own input in this document, False when the page put it there by itself, None when the
+    reader could not tell (a document without the installed reader).
+    """
+
+    kind: str  # dialog | popover | fixed | sticky | absolute
+    area: float = 0.0  # share of the viewport it covers
+    agent_opened: bool | None = None
+    links: int = 0
+    same_origin_links: int = 0
+    controls: int = 0
+    landmark: bool = False  # inside header / nav / footer
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ElementFacts:
     """Facts about the target element, read from the live DOM just before acting."""
 
@@ -76,6 +119,9 @@ class ElementFacts:
     context_text: str = ""  # text of the neighbourhood, hidden text included
     frame_url: str | None = None
     selector: str | None = None
+    overlay: OverlayFacts | None = None  # the box over the page it sits in, if any
+    closes: bool = False  # built as a close control (dismiss attributes, dialog form, close id/class)
+    field: FieldFacts | None = None  # for typing: the field's own visibility and mirrors
 
     @property
     def label(self) -> str:
@@ -90,6 +136,7 @@ class Observation:
     url: str
     title: str | None = None
     tabs: tuple[str, ...] = ()
+    tab: str | None = None  # which tab of the session acted (stable id), for per-tab memory
     aria_snapshot: str | None = None
     target: ElementFacts | None = None
     target_count: int | None = None

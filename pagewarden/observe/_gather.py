@@ -166,6 +166,7 @@ def facts_of_locator(
     selector: str | None = None,
     lib: str | None = None,
     pin: bool = False,
+    field: bool = False,
 ) -> Gather:
     """Facts of the element `locator` resolves to, its match count and where `needle` occurs.
 
@@ -174,7 +175,14 @@ def facts_of_locator(
     the installed reader pins the link or form destination it read (see `stopped_navigations`).
     Returns ``(facts, count, sources)``.
     """
-    opts = {"strict": strict, "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "pin": pin}
+    opts = {
+        "strict": strict,
+        "needle": needle,
+        "ugc": list(ugc_selectors),
+        "lib": lib,
+        "pin": pin,
+        "field": field,
+    }
     result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)))
     if result["count"] == 0:
         wait_kwargs: dict[str, Any] = {"state": "attached"}
@@ -189,10 +197,15 @@ def facts_of_locator(
 
 
 def facts_of_handle(
-    handle: Any, *, needle: str | None = None, ugc_selectors: Sequence[str] = (), lib: str | None = None
+    handle: Any,
+    *,
+    needle: str | None = None,
+    ugc_selectors: Sequence[str] = (),
+    lib: str | None = None,
+    field: bool = False,
 ) -> Gather:
     """Facts of an element handle. Returns ``(facts, sources)``."""
-    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib}
+    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field}
     result = _check((yield from _run(handle.evaluate, "handle", (), opts)))
     return _facts(result.get("facts"), "element-handle"), _sources(result.get("sources", ()))
 
@@ -205,9 +218,10 @@ def facts_at_point(
     needle: str | None = None,
     ugc_selectors: Sequence[str] = (),
     lib: str | None = None,
+    field: bool = False,
 ) -> Gather:
     """Facts of the element at viewport point (x, y). Returns ``(facts, sources)``."""
-    opts = {"x": x, "y": y, "needle": needle, "ugc": list(ugc_selectors), "lib": lib}
+    opts = {"x": x, "y": y, "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field}
     result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)))
     return _facts(result.get("facts"), f"point({x:g},{y:g})"), _sources(result.get("sources", ()))
 
@@ -218,9 +232,10 @@ def facts_of_focused(
     needle: str | None = None,
     ugc_selectors: Sequence[str] = (),
     lib: str | None = None,
+    field: bool = False,
 ) -> Gather:
     """Facts of the focused element (where keyboard input goes). Returns ``(facts, sources)``."""
-    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib}
+    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field}
     result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)))
     return _facts(result.get("facts"), ":focus"), _sources(result.get("sources", ()))
 

@@ -219,13 +219,6 @@ function __pwLibrary() {
     return parts;
   }
 
-  function labelText(el) {
-    const parts = refsText(el, "aria-labelledby");
-    const labels = instanceGet(labelsGetters, el, null);
-    if (labels) for (const label of labels) push(parts, innerTextOf(label) || textOf(label, 200));
-    return clip(joinList(parts, " "), 200);
-  }
-
   function ariaText(el) {
     const parts = [];
     for (const name of ["aria-label", "aria-description", "title", "alt"]) {
@@ -348,7 +341,7 @@ function __pwLibrary() {
     const type = t === "input" ? toLower(getAttr(el, "type") || "text") : (t === "textarea" ? "textarea" : null);
     const aria = ariaText(el);
     const ownValue = instanceGet(valueGetters, el, null);
-    const name = clip(labelText(el) || getAttr(el, "aria-label") || getAttr(el, "alt") ||
+    const name = clip(accessibleName(el) || getAttr(el, "alt") ||
       (t === "input" && ["submit", "button"].includes(type) ? ownValue : "") || visibleText ||
       getAttr(el, "title") || getAttr(el, "placeholder") || "", 200);
     let ugcHit = null;
@@ -384,6 +377,7 @@ function __pwLibrary() {
       region,
       context_text: neighbourhood(el, ugc, dialog),
       frame_url: docURLOf(ownerDocumentOf(el)),
+      ...placeFacts(el, opts),
     };
   }
 
@@ -480,6 +474,187 @@ function __pwLibrary() {
     return result(el, opts);
   }
 
+  // -- accessible names, fields and overlays ----------------------------------------------
+  // Names as the accessibility tree gives them (aria-labelledby, then aria-label, then <label>),
+  // so the guard and Playwright's get_by_label / get_by_role agree on which field is which.
+  function accessibleName(el) {
+    const labelledBy = refsText(el, "aria-labelledby");
+    if (labelledBy.length) return clip(joinList(labelledBy, " "), 200);
+    const aria = getAttr(el, "aria-label");
+    if (aria && trimText(aria)) return clip(aria, 200);
+    const parts = [];
+    const labels = instanceGet(labelsGetters, el, null);
+    if (labels) for (const label of labels) push(parts, innerTextOf(label) || textOf(label, 200));
+    return clip(joinList(parts, " "), 200);
+  }
+
+  function effectiveOpacity(el) {
+    let opacity = 1;
+    for (let node = el; node; node = parentOf(node)) {
+      if (!isElement(node)) continue;
+      const v = parseFloat(style(node, "opacity"));
+      if (!isNaN(v)) opacity *= v;
+    }
+    return Math.round(opacity * 1000) / 1000;
+  }
+
+  const FIELD_SELECTOR = "input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset])" +
+    ":not([type=image]):not([type=checkbox]):not([type=radio]), textarea, select, [contenteditable=true]";
+
+  const controlOf = getter(HTMLLabelElement.prototype, "control");
+  const originOfURL = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
+  const Set_ = W.Set;
+  function fieldFacts(el) {
+    // The field itself: how visible it is, and whether another field on the page carries the same
+    // accessible name (a mirror), in which form, posting where. Candidates are found natively and
+    // case-exactly (aria-label, placeholder, the text of at most 80 labels), so the cost stays small
+    // whatever the number of fields on the page.
+    const rect = rectOf(el);
+    const shown = trimText(accessibleName(el) || getAttr(el, "placeholder") || "");
+    const name = toLower(shown);
+    const form = formOf(el);
+    let mirrors = 0, mirrorAction = null, mirrorInForm = false;
+    // Only a field that posts to another origin, or belongs to no form, is searched for mirrors:
+    // a field of a form posting to the page's own origin is the site's own in any case.
+    let ownForm = false;
+    if (form) {
+      const attr = getAttr(form, "action");
+      const action = attr && trimText(attr) ? resolve(attr, form) : docURLOf(ownerDocumentOf(el));
+      ownForm = originOfURL(action) === originOfURL(docURLOf(ownerDocumentOf(el)));
+    }
+    if (name && !ownForm) {
+      const doc = ownerDocumentOf(el);
+      const candidates = [];
+      try {
+        const quoted = '"' + replaceText(replaceText(shown, /\\/g, "\\\\"), /"/g, '\\"') + '"';
+        for (const other of docQueryAll(doc, "[aria-label=" + quoted + "], [placeholder=" + quoted + "]")) {
+          push(candidates, other);
+        }
+      } catch (e) { /* a name the selector syntax cannot carry */ }
+      let labels = 0;
+      for (const label of docQueryAll(doc, "label")) {
+        if (++labels > 150) break;
+        const text = textContentOf(label) || "";
+        if (text.length < name.length || text.length > name.length * 3 + 24) continue;
+        const control = controlOf(label);
+        if (control && toLower(trimText(replaceText(text, /\s+/g, " "))) === name) push(candidates, control);
+      }
+      for (const other of new Set_(candidates)) {
+        if (other === el || !matchesSel(other, FIELD_SELECTOR)) continue;
+        const otherName = toLower(trimText(accessibleName(other) || getAttr(other, "placeholder") || ""));
+        if (otherName !== name || hiddenReason(other) !== null) continue;
+        mirrors++;
+        const otherForm = formOf(other);
+        if (otherForm && otherForm !== form) {
+          mirrorInForm = true;
+          if (mirrorAction === null) {
+            const f = formFacts(other, null);
+            mirrorAction = f ? f.action : null;
+          }
+        }
+      }
+    }
+    return {opacity: effectiveOpacity(el), width: Math.round(rect.width), height: Math.round(rect.height),
+            mirrors, mirror_form_action: mirrorAction, mirror_in_form: mirrorInForm};
+  }
+
+  // What changed in the DOM and when the agent last gave input, so that a box over the page can
+  // be told apart: one the agent's own click opened, or one the page put there by itself.
+  const byInput = new WeakSet();  // nodes inserted or changed within seconds after the agent's input
+  const inputTimes = [];
+  function watchOverlays(add) {
+    const note = (event) => { if (event.isTrusted) { push(inputTimes, Date.now()); if (inputTimes.length > 20) inputTimes.shift(); } };
+    add(W, "pointerdown", note, true);
+    add(W, "keydown", note, true);
+    try {
+      const observer = new MutationObserver((records) => {
+        const last = inputTimes.length ? inputTimes[inputTimes.length - 1] : 0;
+        if (!last || Date.now() - last > 5000) return;
+        for (const record of records) {
+          if (record.type === "attributes") byInput.add(record.target);
+          else for (const node of record.addedNodes) if (isElement(node)) byInput.add(node);
+        }
+      });
+      observer.observe(document, {subtree: true, childList: true, attributes: true,
+                                  attributeFilter: ["style", "class", "open", "hidden", "popover"]});
+    } catch (e) { /* no observer: every overlay counts as the page's own */ }
+    watching = true;
+  }
+  let watching = false;
+
+  function openedByAgent(box) {
+    // True when the box (or an ancestor below <body>) was inserted or changed within seconds
+    // after the agent's own click or key press in this document.
+    if (!watching) return null;
+    for (let node = box; node && isElement(node) && !testRe(/^(BODY|HTML)$/, tagNameOf(node)); node = parentOf(node)) {
+      if (byInput.has(node)) return true;
+    }
+    return false;
+  }
+
+  const OVERLAY_ROLES = "dialog, [role=dialog], [role=alertdialog], [aria-modal=true]";
+  function overlayBox(el) {
+    const body = bodyOf(ownerDocumentOf(el));
+    for (let node = el; isElement(node) && node !== body; node = parentOf(node)) {
+      if (matchesSel(node, OVERLAY_ROLES)) return [node, "dialog"];
+      try { if (matchesSel(node, ":popover-open")) return [node, "popover"]; } catch (e) { /* old engine */ }
+      const position = style(node, "position");
+      if (position === "fixed" || position === "sticky") return [node, position];
+      if (position === "absolute" && parseInt(style(node, "z-index") || "0", 10) >= 100) {
+        const r = rectOf(node);
+        if (r.width * r.height >= 0.05 * innerW() * innerH()) return [node, "absolute"];
+      }
+    }
+    return [null, null];
+  }
+
+  function overlayFacts(el) {
+    const [box, kind] = overlayBox(el);
+    if (!box) return null;
+    const r = rectOf(box);
+    const origin = (() => { try { return new URL_(docURLOf(ownerDocumentOf(el))).origin; } catch (e) { return ""; } })();
+    let links = 0, sameOrigin = 0, controls = 0;
+    for (const node of queryAll(box, "a[href], button, input, select, textarea, [role=button], [role=link]")) {
+      if (++controls > 60) break;
+      if (tag(node) !== "a") continue;
+      links++;
+      const href = resolve(getAttr(node, "href") || "", node);
+      try { if (new URL_(href).origin === origin) sameOrigin++; } catch (e) { /* not a URL */ }
+    }
+    return {
+      kind,
+      area: Math.round(Math.max(0, r.width) * Math.max(0, r.height) / Math.max(1, innerW() * innerH()) * 100) / 100,
+      agent_opened: openedByAgent(box),
+      links, same_origin_links: sameOrigin, controls,
+      landmark: !!closestAcross(box, "header, nav, footer, [role=banner], [role=navigation], [role=contentinfo]"),
+      text: clip(textOf(box, 400), 300),
+    };
+  }
+
+  const CLOSE_HINT = /(^|[\s_-])(close|dismiss|cancel)([\s_-]|$)/i;
+  function closesSomething(el) {
+    // Built as a close control: dismiss data attributes, a dialog-method form, popover hiding,
+    // or an id / class / aria-label that starts with close.
+    for (const a of ["data-dismiss", "data-bs-dismiss", "data-close"]) if (hasAttr(el, a)) return true;
+    const action = toLower(getAttr(el, "popovertargetaction") || getAttr(el, "command") || "");
+    if (action === "hide" || action === "close" || action === "request-close") return true;
+    const form = formOf(el);
+    if (form && isSubmitter(el) && toLower(getAttr(el, "formmethod") || getAttr(form, "method") || "") === "dialog") return true;
+    const id = getAttr(el, "id") || "", cls = getAttr(el, "class") || "";
+    if (testRe(CLOSE_HINT, id) || testRe(CLOSE_HINT, cls)) return true;
+    const aria = trimText(getAttr(el, "aria-label") || getAttr(el, "title") || "");
+    return testRe(/^(close|dismiss|cancel)\b/i, aria);
+  }
+
+  function placeFacts(el, opts) {
+    return {
+      overlay: overlayFacts(el),
+      closes: closesSomething(el),
+      field: opts.field && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ||
+        el instanceof HTMLSelectElement || (el instanceof HTMLElement && contentEditableOf(el))) ? fieldFacts(el) : null,
+    };
+  }
+
   // -- destination pinning ------------------------------------------------------------------
   // A page can show one link target and swap it when the click comes (on mousedown), or
   // rewrite a form's action on submit. When the guard has judged a click, the destination
@@ -528,6 +703,7 @@ function __pwLibrary() {
     add(W, "click", onClick, true);
     add(W, "submit", onSubmit, true);
     add(W, "submit", onSubmit, false);
+    watchOverlays(add);
   }
   function report() {
     const out = stopped.splice(0, stopped.length);

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pagewarden.observe._facts import ElementFacts
     from pagewarden.policies._model import Policy
     from pagewarden.policies._rules_schema import Rule
+    from pagewarden.policies.rules._taint import TabView
     from pagewarden.worldmodel._prediction import Prediction
 
 __all__ = [
@@ -58,6 +59,8 @@ class SessionView:
     user_messages: Sequence[str] = ()
     #: values typed into password fields, by the site they were typed on
     typed_passwords: dict[str, str] = field(default_factory=dict)
+    #: the acting tab: taint from untrusted content in force, whether it is on the task's own path
+    tab: TabView | None = None
 
 
 @dataclass(slots=True)

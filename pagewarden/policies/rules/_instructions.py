@@ -20,6 +20,7 @@ __all__ = [
     "goal_supports_text",
     "goal_supports_url",
     "instruction_signals",
+    "reasoning_cites_page",
     "reasoning_follows_page",
     "significant_tokens",
 ]
@@ -72,6 +73,22 @@ _FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
             r"\b(?:functionality|page|feature|button|form|content)\s+has\s+(?:been\s+)?moved\b",
             rf"\byou\s+(?:must|have\s+to|need\s+to|are\s+required\s+to)\s+(?:first\s+|now\s+|immediately\s+)?{_VERBS}\b",
             r"\bbefore\s+(?:doing\s+anything\s+else|you\s+(?:do\s+anything|continue|proceed)|proceeding)\b",
+        ),
+    ),
+    (
+        # A field or text that asks the agent to reveal its task, goal or instructions.
+        "goal_reveal",
+        1.0,
+        (
+            r"\b(?:type|enter|describe|write|paste|tell\s+us|share|state|provide|input|copy)\s+(?:in\s+|here\s+)?"
+            r"(?:\w+\s+){0,3}(?:task|goal|objective|instructions?|prompt|request|mission)s?\s+"
+            r"(?:that\s+)?(?:you(?:'re|\s+are|\s+were|\s+have\s+been)\s+"
+            r"(?:asked|told|given|instructed|assigned|trying|working\s+on|doing|here\s+to))",
+            r"\b(?:your|the\s+user'?s?)\s+(?:original|current|full|exact|complete|whole|actual|entire|system)\s+"
+            r"(?:task|goal|objective|instructions?|prompt|request|mission)s?\b",
+            r"\bwhat\s+(?:were\s+you|are\s+you|have\s+you\s+been)\s+(?:asked|told|instructed|assigned)\s+to\b",
+            r"\b(?:task|goal|objective|instructions?|prompt)s?\s+(?:you\s+(?:were|are|have\s+been)\s+"
+            r"(?:asked|told|given|instructed|assigned)|(?:given|assigned)\s+to\s+you)\b",
         ),
     ),
     (
@@ -159,6 +176,24 @@ _FOLLOWING = re.compile(
 )
 
 
+#: Things on a page an agent may cite as its reason (pop-ups, banners, comments, posts, …).
+_PAGE_THING = (
+    r"(?:pop-?ups?|popups?|banners?|dialogs?|modals?|overlays?|notices?|notifications?|alerts?|ads?|adverts?"
+    r"|advertisements?|comments?|posts?|notes?|messages?|replies|reply|page|site|box|prompts?|windows?|announcements?"
+    r"|instructions?|text|link|description|issue|thread|review|widget|sidebar|tooltip|toast)"
+)
+_CITES = re.compile(
+    r"\b(?:according\s+to|as\s+(?:per|instructed|requested|told|directed|stated|asked|said|mentioned|described|"
+    r"explained|indicated|suggested|shown|noted)(?:\s+(?:by|in|on))?|per|following|based\s+on|prompted\s+by)\s+"
+    rf"(?:the|this|that|a|an|its|their)\s+(?:[\w'-]+\s+){{0,2}}{_PAGE_THING}\b"
+    rf"|\b{_PAGE_THING}(?:'s)?\s+(?:(?:also|now|clearly|here)\s+)?(?:says?|said|asks?|asked|tells?|told|instructs?|instructed|"
+    r"wants?|wanted|requires?|required|requests?|requested|states?|stated|mentions?|mentioned|suggests?|suggested|"
+    r"indicates?|indicated|claims?|claimed|directs?|directed|explains?|explained|recommends?|recommended|warns?|"
+    r"warned|urges?|urged|prompts?|prompted|notes?|noted|informs?|informed|points?\s+(?:me\s+)?to|reads?)\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class InstructionSignals:
     """How instruction-like a text is: score in [0, 1], the families and phrases that hit."""
@@ -216,6 +251,16 @@ def reasoning_follows_page(reasoning: str | None) -> bool:
     return bool(reasoning) and bool(_FOLLOWING.search(reasoning or ""))
 
 
+def reasoning_cites_page(reasoning: str | None) -> bool:
+    """Whether the agent's reasoning gives something the page says as its reason, in any
+    phrasing ("the pop-up says …", "according to the banner …", "as the comment asks …").
+
+    A weaker signal than `reasoning_follows_page`: the guard uses it only together with what
+    the action does (leaves the site, changes state, types text the goal does not hold).
+    """
+    return bool(reasoning) and bool(_CITES.search(reasoning or ""))
+
+
 _STOPWORDS = frozenset(
     """
     a an the and or of to in on at for from by with into onto
@@ -261,17 +306,16 @@ def goal_supports_text(goal: str, text: str, *, min_overlap: float = 0.5) -> boo
 
 
 def goal_supports_url(goal: str, host: str, path: str = "", *, same_site: bool = False) -> bool:
-    """Whether `goal` names the destination: its path, or (for another site) its host.
+    """Whether `goal` names the destination: its path on this site, or another site's host.
 
     For a destination on the site the agent is already on, naming the host says nothing
-    (the goal names the site it works on), so only the path counts.
+    (the goal names the site it works on), so only the path counts. For another site the
+    host must be named: a path alone ("/manual") is a word an attacker can put in any URL.
     """
     if not goal:
         return False
     folded = goal.lower()
+    if not same_site:
+        return bool(host) and (host in folded or host.removeprefix("www.") in folded)
     clean = path.strip("/").lower()
-    if len(clean) >= 4 and clean in folded:
-        return True
-    if same_site:
-        return False
-    return bool(host) and (host in folded or host.removeprefix("www.") in folded)
+    return len(clean) >= 4 and clean in folded

@@ -1,0 +1,237 @@
+"""Provenance that survives a page change: tabs reached through untrusted content are tainted.
+
+An injection rarely does its harm on the page that carries it: it sends the agent to another
+page of the same site (a link in a comment, a URL quoted in a post, a link whose fragment
+carries the instructions), and there ordinary controls do the attacker's bidding. Nothing on
+that second page reads as an instruction. So the guard remembers, per tab, that the agent
+arrived through untrusted content (`Taint`), until it returns to the task's own path: the
+page it started on, pages it worked on before the taint, and pages the goal names.
+
+`TabMemory` is the per-session state (sans-I/O, updated after each judged step); `TabView`
+is what the rules see for one step. `untrusted_arrival` decides whether a navigation that
+ran was led by untrusted content.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
+
+from pagewarden._url import page_key, parse_url
+from pagewarden.policies.rules._instructions import (
+    goal_supports_text,
+    goal_supports_url,
+    instruction_signals,
+    reasoning_cites_page,
+)
+from pagewarden.policies.rules._overlays import site_chrome
+
+if TYPE_CHECKING:
+    from pagewarden.guard._step import Step
+    from pagewarden.observe._facts import ElementFacts
+    from pagewarden.worldmodel._prediction import Prediction
+
+__all__ = ["TabMemory", "TabView", "Taint", "fragment_instructions", "page_key", "untrusted_arrival"]
+
+_TRAIL = 200
+_GOAL_URL = re.compile(r"(?:https?://)?(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?(?:/[^\s'\"<>),]*)?", re.IGNORECASE)
+_NAVIGATING = frozenset({"click", "dblclick", "tap", "press", "goto", "new_page"})
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    """Why a tab is tainted: how it was reached, from where, and the untrusted text that led there."""
+
+    reason: str
+    source_url: str = ""
+    dest: str = ""  # page key of where the untrusted link or URL led
+    snippet: str = ""  # the untrusted text around the link or URL (instructions, values to type)
+    step: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TabView:
+    """The tab of one step as the rules see it."""
+
+    taint: Taint | None = None  # in force for this step (None on the task's own path)
+    own_path: bool = False  # the page is the start page, a page worked on untainted, or named by the goal
+    start: str | None = None  # page key of the session's start page
+
+
+def _without_query(key: str) -> str:
+    return key.split("?", 1)[0]
+
+
+@lru_cache(maxsize=256)
+def _goal_pages(goal: str) -> frozenset[str]:
+    """Page keys (without query) of the URLs the goal names."""
+    keys = set()
+    for match in _GOAL_URL.finditer(goal or ""):
+        text = match.group(0).rstrip(".")
+        if "/" not in text.split("://", 1)[-1]:
+            continue  # a bare host names a site, not a page
+        key = page_key(text if "://" in text else f"http://{text}")
+        if key:
+            keys.add(_without_query(key))
+    return frozenset(keys)
+
+
+def fragment_instructions(url: str) -> str | None:
+    """The fragment of `url` when it reads as prose aimed at the agent (instructions, not an anchor)."""
+    fragment = unquote(parse_url(url or "about:blank").fragment or "")
+    if len(fragment) < 12:
+        return None
+    words = re.split(r"[\s\-+_:]+", fragment)
+    signals = instruction_signals(fragment)
+    if signals.instruction_like or signals.strong or len([w for w in words if w]) >= 5:
+        return fragment[:300]
+    return None
+
+
+def _aria_only(el: ElementFacts) -> bool:
+    return bool(el.aria_text) and len(el.aria_text) > 40 and len(el.text) < len(el.aria_text) / 3
+
+
+def _untrusted_element(el: ElementFacts) -> str | None:
+    """Why an element's link counts as untrusted content, or None."""
+    if el.overlay_in_ugc:
+        return "a pop-up drawn inside user content"
+    if el.in_ugc:
+        return "a link in user content"
+    if not el.visible:
+        return "a hidden link"
+    if _aria_only(el):
+        return "a link described only by its aria-label"
+    overlay = el.overlay
+    if overlay is not None and overlay.agent_opened is False and not site_chrome(el):
+        return "a box over the page that the agent did not open"
+    return None
+
+
+def untrusted_arrival(
+    step: Step, prediction: Prediction, *, own: frozenset[str] = frozenset()
+) -> Taint | None:
+    """The taint a navigation that ran leaves on its tab, or None when the user's goal or the
+    task's own path accounts for it."""
+    nav = prediction.navigation
+    action = step.action
+    if nav is None or action.kind not in _NAVIGATING:
+        return None
+    goal = step.goal or ""
+    dest = parse_url(nav.url)
+    key = page_key(nav.url)
+    if key and (key in own or _without_query(key) in own):
+        return None
+    if goal_supports_url(goal, dest.host, dest.path, same_site=not nav.cross_site):
+        return None
+    obs = step.observation
+    source_url = obs.url or ""
+    fragment = fragment_instructions(nav.url)
+    if fragment is not None:
+        return Taint("its URL carries instructions in the fragment", source_url, key, fragment, step.index)
+    el = obs.target
+    if action.kind in ("goto", "new_page"):
+        untrusted = [s for s in obs.value_sources if s.in_ugc or s.hidden or s.in_dialog]
+        if untrusted:
+            where = "hidden text" if untrusted[0].hidden else "user content"
+            return Taint(f"the URL was found in {where}", source_url, key, untrusted[0].snippet, step.index)
+    elif el is not None:
+        why = _untrusted_element(el)
+        if why is not None and not (goal_supports_text(goal, el.label) and not nav.cross_site):
+            snippet = " ".join(part for part in (el.context_text, unquote(nav.url), el.aria_text) if part)
+            return Taint(f"reached through {why}", source_url, key, snippet[:1500], step.index)
+    if reasoning_cites_page(step.reasoning):
+        # The agent says the page sent it; that counts where the page also shows it: a URL found
+        # in the page, or a link among instructions.
+        if action.kind in ("goto", "new_page") and obs.value_sources:
+            snippet = obs.value_sources[0].snippet
+        elif el is not None and instruction_signals(el.context_text).instruction_like:
+            snippet = el.context_text
+        else:
+            return None
+        return Taint("the agent's reasoning says the page sent it there", source_url, key, snippet[:1500],
+                     step.index)  # fmt: skip
+    return None
+
+
+class TabMemory:
+    """Per-session memory of tainted tabs and of the task's own path."""
+
+    def __init__(self) -> None:
+        self.taints: dict[str, Taint] = {}
+        self.trail: deque[str] = deque(maxlen=_TRAIL)
+        self.start: str | None = None
+        self.pending_new_tab: Taint | None = None
+        self.seen: set[str] = set()
+
+    def own_pages(self, goal: str | None) -> frozenset[str]:
+        """Page keys of the task's own path: the start page, untainted pages, pages in the goal."""
+        pages = set(self.trail) | _goal_pages(goal or "")
+        if self.start:
+            pages.add(self.start)
+        return frozenset(pages)
+
+    def _on_own_path(self, key: str, goal: str | None, taint: Taint | None) -> bool:
+        if not key:
+            return False
+        if key == self.start or _without_query(key) in _goal_pages(goal or ""):
+            return True
+        return key in self.trail and (taint is None or key != taint.dest)
+
+    def _taint_of(self, tab: str) -> Taint | None:
+        taint = self.taints.get(tab)
+        if taint is None and tab not in self.seen and self.seen:
+            taint = self.pending_new_tab
+        return taint
+
+    def view(self, step: Step) -> TabView:
+        """The tab of `step`: its taint in force (none on the task's own path)."""
+        tab = step.observation.tab or ""
+        key = page_key(step.observation.url)
+        taint = self._taint_of(tab)
+        own = self._on_own_path(key, step.goal, taint)
+        if taint is None:
+            fragment = fragment_instructions(step.observation.url)
+            if fragment is not None and not own:
+                taint = Taint("the page's URL carries instructions in its fragment", step.observation.url,
+                              key, fragment, step.index)  # fmt: skip
+        start = self.start if self.start is not None or self.seen else (key or None)
+        return TabView(taint=None if own else taint, own_path=own, start=start)
+
+    def record(self, step: Step, prediction: Prediction | None, *, ran: bool) -> None:
+        """Update the memory after `step` was judged (and ran, or not)."""
+        tab = step.observation.tab or ""
+        if tab not in self.seen:
+            if self.seen and self.pending_new_tab is not None and tab not in self.taints:
+                self.taints[tab] = self.pending_new_tab
+                self.pending_new_tab = None
+            self.seen.add(tab)
+        key = page_key(step.observation.url)
+        if self.start is None:
+            if key:
+                self.start = key
+            elif ran and step.action.kind in ("goto", "new_page") and step.action.value:
+                self.start = page_key(step.action.value) or None
+        taint = self.taints.get(tab)
+        if taint is not None and self._on_own_path(key, step.goal, taint):
+            del self.taints[tab]
+            taint = None
+        if not ran:
+            return
+        if taint is None and key and key not in self.trail:
+            self.trail.append(key)
+        if prediction is None:
+            return
+        arrival = untrusted_arrival(step, prediction, own=self.own_pages(step.goal))
+        if arrival is None and taint is not None and prediction.navigation is not None:
+            arrival = taint  # moving on from a tainted page keeps the taint
+        if arrival is None:
+            return
+        if prediction.navigation is not None and prediction.navigation.new_tab:
+            self.pending_new_tab = arrival
+        else:
+            self.taints[tab] = arrival
