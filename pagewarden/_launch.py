@@ -24,13 +24,15 @@ def _guard(
 ) -> Guard:
     if guard is not None:
         if guard_options:
-            raise TypeError("pass either a Guard or Guard options, not both")
+            raise TypeError("pass either a Guard or Guard options (record= included), not both")
         if console is not None:
             from pagewarden.console import attach
 
             attach(guard, console)
         return guard
     trace = Path(trace_dir) / "trace.jsonl" if trace_dir is not None else None
+    if trace is not None and guard_options.get("record") is not None:
+        raise TypeError("pass either trace_dir= or record= (a recorded session holds its own trace)")
     return Guard(trace=trace, console=console, **guard_options)
 
 
@@ -64,7 +66,8 @@ async def launch(
     """Start Chromium (a system Chromium if present, else Playwright's) and yield a guarded page.
 
     Either pass a `Guard`, or `Guard` keyword options (`policies=`, `goal=`, `mode=` …);
-    `trace_dir` then receives ``trace.jsonl``. The network layer (proxy) is not part of this
+    `trace_dir` then receives ``trace.jsonl``; ``record=DIR`` (a Guard option) records the
+    whole session into DIR instead (see `Guard`). The network layer (proxy) is not part of this
     version: the browser connects directly.
 
     `console`: ``True`` serves a supervision console on this event loop for the run (its URL
