@@ -59,8 +59,5 @@ class ActionBudget(CompiledRule):
                 f"The budget for {self.rule.action}{on} is used up ({self.rule.max}). "
                 "Finish with what has been done or tell the user."
             ),
-            evidence={
-                "done": done, "max": self.rule.max, "action": self.rule.action,
-                "actions": list(self.rule.actions), "target": picked,
-            },
+            evidence={"done": done, "max": self.rule.max, "action": self.rule.action, "target": picked},
         )
