@@ -77,9 +77,9 @@ def _rule_applies(rule: rs.Rule, step: Step, goes: bool) -> bool:
     if isinstance(rule, rs.ForbidElementRule):
         return _kind_in(kind, rule.actions) or (rule.check_value and kind in _INPUT)
     if isinstance(rule, rs.ActionBudgetRule):
-        return rule.action in ("any", kind)
+        return _kind_in(kind, rule.actions)
     if isinstance(rule, rs.SequenceRule):
-        return kind == "finish" or any(s.action in ("any", kind) for s in rule.steps)
+        return kind == "finish" or any(_kind_in(kind, s.actions) for s in rule.steps)
     if isinstance(rule, rs.InputAllowRule):
         return kind in _INPUT
     if isinstance(rule, rs.SensitiveDataRule):

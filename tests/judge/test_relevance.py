@@ -36,7 +36,7 @@ def applies(p: Policy, s: Step) -> bool:
 URLS = policy("URLS", [{"url_deny": "/profile"}])
 CONSENT_DELETE = policy("CONSENT", [{"consent": {"match": "Delete", "actions": ["click"]}}])
 INPUTS = policy("INPUTS", [{"input_allow": {"field": "Title", "values": ["Q3"]}}])
-BUDGET = policy("BUDGET", [{"action_budget": {"action": "fill", "max": 3}}])
+BUDGET = policy("BUDGET", [{"action_budget": {"actions": ["fill", "type"], "max": 3}}])
 SECRETS = policy("SECRETS", [{"sensitive_data": {"patterns": ["password"]}}], category="data")
 PROVENANCE = policy("PROVENANCE", [{"instruction_provenance": {}}], category="injection")
 PROSE = policy("PROSE")
@@ -54,6 +54,7 @@ PROSE = policy("PROSE")
         (INPUTS, step("fill", TEXTBOX, "hi"), True),
         (INPUTS, step("click", BUTTON), False),
         (BUDGET, step("fill", TEXTBOX, "hi"), True),
+        (BUDGET, step("type", TEXTBOX, "hi"), True),
         (BUDGET, step("click", BUTTON), False),
         (SECRETS, step("fill", TEXTBOX, "hi"), True),
         (SECRETS, step("click", LINK), True),  # data can leave in the URL
