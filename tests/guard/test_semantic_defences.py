@@ -158,3 +158,32 @@ def test_a_revised_action_is_judged_again_with_the_revision_as_previous_step(llm
     assert verdict.decision is Decision.BLOCK and verdict.findings[0].policy_id == "ORG-CLOSE"
     assert len(llm.chat_requests) == 2
     assert "the guard decided: revise" in llm.chat_requests[1].content("user")
+
+
+# -- what the model sees and what the guard takes from it ----------------------------------------
+def test_the_model_never_gets_the_whole_tree_of_a_big_page(llm: ScriptedLLM) -> None:
+    llm.on(None, FINE)
+    rows = "\n".join(
+        f'    - listitem [ref=r{i}]:\n      - link "Issue {i}: rounding error in journal {i}" [ref=l{i}]\n'
+        f'      - button "Add reaction to comment {i}" [ref=b{i}]'
+        for i in range(1500)
+    )
+    snapshot = f'- main [ref=e1]:\n  - list [ref=e2]:\n{rows}\n  - button "Close issue" [ref=e3]'
+    step = replace(close_step(), observation=replace(close_step().observation, aria_snapshot=snapshot))
+    guard = guard_for(llm, cascade=CascadeOptions(tree_budget=800))
+    verdict = guard.check(step)
+    assert verdict.llm["tree_whole_tokens"] > 30_000 and verdict.llm["tree_tokens"] <= 800
+    prompt = llm.chat_requests[0].prompt
+    assert 'button "Close issue"' in prompt and "Issue 1400" not in prompt
+    assert len(prompt) // 4 < 3_000  # the fixed part, the step and a tree within its budget
+
+
+def test_the_models_own_decision_and_risk_numbers_are_ignored(llm: ScriptedLLM) -> None:
+    violation = {**FINE, "policy_violation": True, "violated_policy_ids": ["ORG-CLOSE"]}
+    llm.on(None, [Reply.json(violation), Reply.json({**violation, "decision": "allow", "risk_score": 0.0})])
+    plain, with_numbers = guard_for(llm).check(close_step()), guard_for(llm).check(close_step())
+    assert with_numbers.decision is plain.decision is Decision.BLOCK
+    assert with_numbers.score == plain.score > 0.5  # from ORG-CLOSE's risk level, not the model's 0.0
+    llm.reset()
+    llm.on(None, {**FINE, "decision": "block", "risk_score": 1.0})
+    assert guard_for(llm).check(close_step()).decision is Decision.ALLOW
