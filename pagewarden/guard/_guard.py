@@ -91,6 +91,10 @@ def _as_policy_set(policies: PolicySet | str | Path | Iterable[Policy] | None) -
         return PolicySet([])
     if isinstance(policies, PolicySet):
         return policies
+    from pagewarden.policies.store import PolicyStore
+
+    if isinstance(policies, PolicyStore):
+        return policies.policies()  # the current version
     if isinstance(policies, (str, Path)):
         return PolicySet.load(policies)
     return PolicySet(list(policies))
@@ -100,8 +104,8 @@ class Guard:
     """Checks each action of a browser agent before it runs.
 
     Args:
-        policies: a `PolicySet`, a path to a policy file, or policies; None for the
-            built-in baseline only.
+        policies: a `PolicySet`, a path to a policy file, a `PolicyStore` (its current
+            version), or policies; None for the built-in baseline only.
         goal: the user's goal for this session (`guard.goal` may be changed later).
         llm: the model for the semantic tier: an `LLMConfig`, an `LLMClient`, ``"env"`` (read
             `LLMConfig.from_env`), or the path of an LLM config file; None (default) runs the
