@@ -106,20 +106,24 @@ def _as_policy_set(policies: PoliciesArg | Iterable[PoliciesArg] | None) -> Poli
         return PolicySet([])
     if isinstance(policies, PolicySet):
         return policies
+    from pagewarden.policies.store import PolicyStore
+
+    if isinstance(policies, PolicyStore):
+        return policies.policies()  # the current version
     if isinstance(policies, (str, Path)):
         return PolicySet.load(policies)
     if isinstance(policies, Policy):
         return PolicySet([policies])
-    return PolicySet.combine(policies)
+    return PolicySet.combine(p.policies() if isinstance(p, PolicyStore) else p for p in policies)
 
 
 class Guard:
     """Checks each action of a browser agent before it runs.
 
     Args:
-        policies: a `PolicySet`, a path to a policy file, or a list of those (and of
-            `Policy` objects), merged in order (the same id twice is a `PolicyError` naming
-            both sources); None for the built-in baseline only.
+        policies: a `PolicySet`, a path to a policy file, a `PolicyStore` (its current
+            version), or a list of those (and of `Policy` objects), merged in order (the same
+            id twice is a `PolicyError` naming both sources); None for the built-in baseline only.
         goal: the user's goal for this session (`guard.goal` may be changed later).
         llm: the model for the semantic tier: an `LLMConfig`, an `LLMClient`, ``"env"`` (read
             `LLMConfig.from_env`), or the path of an LLM config file; None (default) runs the
