@@ -9,7 +9,9 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from pagewarden._version import __version__
 from pagewarden.policies import PolicyError, PolicySet, baseline_policies
@@ -17,6 +19,22 @@ from pagewarden.policies import PolicyError, PolicySet, baseline_policies
 # Piped output (CI logs, files) gets a wide fixed width instead of rich's 80 columns.
 console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else 160)
+
+
+def _cells(*values: object) -> list[Text]:
+    """Table cells as literal text: a policy id, reason or URL containing Rich markup such as
+    ``[bold]`` or ``[/]`` is shown as written, never interpreted."""
+    return [value if isinstance(value, Text) else Text(str(value)) for value in values]
+
+
+def _error(problem: object) -> None:
+    """Print one problem (its text literal) as an error line on stderr."""
+    err_console.print(f"[red]error[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
+
+
+def _warning(problem: object) -> None:
+    """Print one problem (its text literal) as a warning line on stderr."""
+    err_console.print(f"[yellow]warning[/yellow] {escape(str(problem))}", highlight=False, soft_wrap=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -51,22 +69,77 @@ def policies() -> None:
 
 @policies.command("lint")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-def policies_lint(files: tuple[Path, ...]) -> None:
-    """Validate policy FILES (YAML or JSON); exit 1 if any has a problem."""
+@click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
+def policies_lint(files: tuple[Path, ...], strict: bool) -> None:
+    """Validate policy FILES (YAML or JSON); exit 1 if any has a problem.
+
+    Also warns about policies that can never fire on the offline tiers (no rules, rules that
+    cannot apply) and about domain patterns no host can match (`shop.test/`, `*.bad..com`).
+    """
+    from pagewarden.policies import lint_policies
+
     failed = 0
+    warned = 0
     for path in files:
         try:
             policy_set = PolicySet.load(path)
         except PolicyError as exc:
             failed += 1
             for problem in exc.problems:
-                err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+                _error(problem)
             continue
+        warnings = lint_policies(policy_set)
+        for problem in warnings:
+            _warning(problem)
+        warned += bool(warnings)
         rules = sum(len(p.rules) for p in policy_set)
-        console.print(f"[green]ok[/green] {path}: {len(policy_set)} policies, {rules} rules", highlight=False)
+        note = f", {len(warnings)} warning(s)" if warnings else ""
+        console.print(
+            f"[green]ok[/green] {escape(str(path))}: {len(policy_set)} policies, {rules} rules{note}",
+            highlight=False,
+        )
     if failed:
         err_console.print(f"{failed} of {len(files)} file(s) failed", highlight=False)
         sys.exit(1)
+    if strict and warned:
+        err_console.print(f"{warned} of {len(files)} file(s) with warnings (--strict)", highlight=False)
+        sys.exit(1)
+
+
+@policies.command("schema")
+@click.argument("kind", required=False)
+@click.option("--markdown", is_flag=True, help="Print the reference as the README's Markdown table.")
+@click.option("--json", "as_json", is_flag=True, help="Print the reference as JSON.")
+def policies_schema(kind: str | None, markdown: bool, as_json: bool) -> None:
+    """Print the field-by-field reference of every rule kind (or of KIND)."""
+    from pagewarden.policies import RULE_KINDS, reference_markdown, rule_reference
+
+    docs = rule_reference()
+    if kind is not None:
+        if kind not in RULE_KINDS:
+            raise click.UsageError(f"unknown rule kind {kind!r}; known kinds: {', '.join(RULE_KINDS)}")
+        docs = [d for d in docs if d.kind == kind]
+    if markdown:
+        click.echo(reference_markdown(), nl=False)
+        return
+    if as_json:
+        click.echo(json.dumps([d.to_dict() for d in docs], indent=2, ensure_ascii=False))
+        return
+    for doc in docs:
+        table = Table(title=Text(f"{doc.kind}: {doc.summary}"), title_justify="left", expand=True)
+        for column in ("field", "written as", "default", "meaning"):
+            table.add_column(column, overflow="fold", ratio=4 if column == "meaning" else None)
+        for field in doc.fields:
+            name = field.name + "".join(f" (or {a})" for a in field.aliases)
+            table.add_row(*_cells(name, field.type, field.default, field.description))
+        console.print(table)
+    if kind is None:
+        console.print(
+            "Each rule is a one-key mapping, `KIND: {field: value, ...}`; url/domain kinds may be "
+            "written `KIND: pattern` or `KIND: [a, b]`. Unknown fields are errors.",
+            highlight=False,
+            markup=False,
+        )
 
 
 @policies.command("show")
@@ -81,17 +154,19 @@ def policies_show(file: Path | None, baseline: bool, as_json: bool) -> None:
         policy_set = baseline_policies() if baseline else PolicySet.load(file)  # type: ignore[arg-type]
     except PolicyError as exc:
         for problem in exc.problems:
-            err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+            _error(problem)
         sys.exit(1)
     if as_json:
         click.echo(json.dumps(policy_set.to_dict(), indent=2, ensure_ascii=False))
         return
-    table = Table(title=f"{policy_set.source} — {len(policy_set)} policies", show_lines=False)
+    table = Table(title=Text(f"{policy_set.source} — {len(policy_set)} policies"), show_lines=False)
     for column in ("id", "category", "risk", "description", "rules"):
         table.add_column(column, overflow="fold")
     for policy in policy_set:
         rules = ", ".join(rule.kind for rule in policy.rules) or "-"
-        table.add_row(policy.id, policy.category.value, policy.risk_level.value, policy.description, rules)
+        table.add_row(
+            *_cells(policy.id, policy.category.value, policy.risk_level.value, policy.description, rules)
+        )
     console.print(table)
 
 
@@ -130,7 +205,7 @@ def _llm_config(base_url: str | None, model: str | None, config_file: Path | Non
         return LLMConfig.from_env() if LLMConfig.env_configured() else None
     except LLMConfigError as exc:
         for problem in exc.problems:
-            err_console.print(f"[red]error[/red] {exc.source}: {problem}", highlight=False, soft_wrap=True)
+            _error(f"{exc.source}: {problem}")
         sys.exit(1)
 
 
@@ -171,13 +246,16 @@ def _read_steps(path: Path) -> list[tuple[dict, str | None]]:
 
 @main.command("check")
 @click.argument("step_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-p", "--policies", "policy_file", type=click.Path(path_type=Path), help="Policy file.")
+@click.option(
+    "-p", "--policies", "policy_files", multiple=True, type=click.Path(path_type=Path),
+    help="Policy file; repeat to merge several (the same policy id in two files is an error).",
+)  # fmt: skip
 @click.option("--goal", help="The user's goal (overrides the steps').")
 @click.option("--no-baseline", is_flag=True, help="Leave out the built-in baseline policies.")
 @_llm_options
 def check_step(
     step_file: Path,
-    policy_file: Path | None,
+    policy_files: tuple[Path, ...],
     goal: str | None,
     no_baseline: bool,
     llm_base_url: str | None,
@@ -202,13 +280,14 @@ def check_step(
         raw_steps = _read_steps(step_file)
         steps = [(Step.from_dict(data), recorded) for data, recorded in raw_steps]
         llm = _llm_config(llm_base_url, llm_model, llm_config)
-        guard = Guard(PolicySet.load(policy_file) if policy_file else None, baseline=not no_baseline, llm=llm)
+        policy_set = PolicySet.combine(policy_files) if policy_files else None
+        guard = Guard(policy_set, baseline=not no_baseline, llm=llm)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         if isinstance(exc, PolicyError):
             for problem in exc.problems:
-                err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+                _error(problem)
         else:
-            err_console.print(f"[red]error[/red] {step_file}: {exc}", highlight=False)
+            _error(f"{step_file}: {exc}")
         sys.exit(1)
     if goal is not None:
         steps = [(replace(step, goal=goal), recorded) for step, recorded in steps]
@@ -216,7 +295,7 @@ def check_step(
         verdict = guard.check(steps[0][0])
         click.echo(json.dumps(verdict.to_dict(), indent=2, ensure_ascii=False))
         sys.exit(_EXIT[verdict.decision.value])
-    table = Table(title=f"{step_file} — {len(steps)} steps judged again")
+    table = Table(title=Text(f"{step_file} — {len(steps)} steps judged again"))
     for column in ("#", "action", "recorded", "now", "policies", "reason"):
         table.add_column(column, overflow="fold")
     worst = "allow"
@@ -230,11 +309,15 @@ def check_step(
         now = verdict.decision.value
         worst = max(worst, now, key=_SEVERITY.index)
         changed += recorded is not None and recorded != now
-        mark = "" if recorded in (None, now) else " [yellow](changed)[/yellow]"
+        now_cell = Text(now)
+        if recorded not in (None, now):
+            now_cell.append(" (changed)", style="yellow")
         reason = "" if now == "allow" else verdict.explanation[:120]
         table.add_row(
-            str(index), step.action.describe()[:70], recorded or "-", now + mark,
-            ", ".join(verdict.violated_policy_ids) or "-", reason,
+            *_cells(
+                str(index), guard.describe(step)[:70], recorded or "-", now_cell,
+                ", ".join(verdict.violated_policy_ids) or "-", reason,
+            )
         )  # fmt: skip
     console.print(table)
     console.print(f"{changed} decision(s) differ from the recorded ones", highlight=False)
@@ -359,7 +442,7 @@ def policies_import_stwebagentbench(path: Path, out_dir: Path | None) -> None:
     try:
         imported = import_tasks(path)
     except DatasetError as exc:
-        err_console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
+        _error(exc)
         sys.exit(1)
     kinds: Counter[str] = Counter()
     evaluators: Counter[str] = Counter()
@@ -375,25 +458,27 @@ def policies_import_stwebagentbench(path: Path, out_dir: Path | None) -> None:
             for task, policy_set in imported:
                 policy_set.dump(out_dir / f"T{task.task_id}.yaml")
         except OSError as exc:
-            err_console.print(f"[red]error[/red] cannot write to {out_dir}: {exc}", highlight=False)
+            _error(f"cannot write to {out_dir}: {exc}")
             sys.exit(1)
     total = sum(evaluators.values())
-    table = Table(title=f"{path.name}: {len(imported)} tasks, {total} policies")
+    table = Table(title=Text(f"{path.name}: {len(imported)} tasks, {total} policies"))
     table.add_column("benchmark evaluator")
     table.add_column("policies", justify="right")
     table.add_column("checked before actions")
     for name, count in evaluators.most_common():
         reach = {"is_fake_policy": "no: a distractor, never violated"}.get(name, "no: judged from page state")
-        table.add_row(name, str(count), reach if name in OUT_OF_REACH else "yes")
+        table.add_row(*_cells(name, str(count), reach if name in OUT_OF_REACH else "yes"))
     console.print(table)
     console.print(
         "rules: "
         + ", ".join(f"{kind} {n}" for kind, n in kinds.most_common())
         + f"; {without} without rules",
         highlight=False,
+        markup=False,
     )
     if out_dir is not None:
-        console.print(f"[green]wrote[/green] {len(imported)} files to {out_dir}", highlight=False)
+        wrote = f"[green]wrote[/green] {len(imported)} files to {escape(str(out_dir))}"
+        console.print(wrote, highlight=False)
 
 
 @main.group("eval")
@@ -434,19 +519,22 @@ def eval_stwebagentbench(paths: tuple[Path, ...], json_out: Path | None) -> None
 
                 reports.append(evaluate_file(path, progress=progress))
         except DatasetError as exc:
-            err_console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
+            _error(exc)
             sys.exit(1)
         render(reports[-1], console)
     if json_out is not None:
         try:
             write_json(reports, json_out)
         except OSError as exc:
-            err_console.print(f"[red]error[/red] cannot write {json_out}: {exc}", highlight=False)
+            _error(f"cannot write {json_out}: {exc}")
             sys.exit(1)
-        console.print(f"[green]wrote[/green] {json_out}", highlight=False)
+        console.print(f"[green]wrote[/green] {escape(str(json_out))}", highlight=False)
     if any(report.unexplained for report in reports):
         sys.exit(1)
 
+
+# The policy agent's commands (`policies extract`, `policies store …`) live in their own module.
+import pagewarden._cli_policy_agent  # noqa: E402, F401
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -26,6 +26,7 @@ from pagewarden.guard._step import Action, Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.observe._facts import Observation
 from pagewarden.policies import Policy, PolicySet, baseline_policies
+from pagewarden.policies._rules_schema import ACTION_KINDS
 from pagewarden.policies.rules import RuleBook, RuleContext
 from pagewarden.secrets import MIN_SECRET_LENGTH, Secret, SecretRegistry, credentials_in_text
 from pagewarden.trace._logging import get_logger, global_secrets, redact_value
@@ -86,22 +87,39 @@ def _semantic_tier(
     return SemanticTier(client, options, owns_client=owns)
 
 
-def _as_policy_set(policies: PolicySet | str | Path | Iterable[Policy] | None) -> PolicySet:
+def classified(step: Step) -> Step:
+    """`step` with an action kind the guard does not know judged as ``unclassified`` (the
+    baseline sends those to a human) instead of slipping past every rule; the kind it had is
+    kept in ``action.options["kind"]``."""
+    kind = step.action.kind
+    if kind in ACTION_KINDS and kind != "any":
+        return step
+    options = {**step.action.options, "kind": kind}
+    return replace(step, action=replace(step.action, kind="unclassified", options=options))
+
+
+PoliciesArg = PolicySet | str | Path | Policy
+
+
+def _as_policy_set(policies: PoliciesArg | Iterable[PoliciesArg] | None) -> PolicySet:
     if policies is None:
         return PolicySet([])
     if isinstance(policies, PolicySet):
         return policies
     if isinstance(policies, (str, Path)):
         return PolicySet.load(policies)
-    return PolicySet(list(policies))
+    if isinstance(policies, Policy):
+        return PolicySet([policies])
+    return PolicySet.combine(policies)
 
 
 class Guard:
     """Checks each action of a browser agent before it runs.
 
     Args:
-        policies: a `PolicySet`, a path to a policy file, or policies; None for the
-            built-in baseline only.
+        policies: a `PolicySet`, a path to a policy file, or a list of those (and of
+            `Policy` objects), merged in order (the same id twice is a `PolicyError` naming
+            both sources); None for the built-in baseline only.
         goal: the user's goal for this session (`guard.goal` may be changed later).
         llm: the model for the semantic tier: an `LLMConfig`, an `LLMClient`, ``"env"`` (read
             `LLMConfig.from_env`), or the path of an LLM config file; None (default) runs the
@@ -128,7 +146,7 @@ class Guard:
 
     def __init__(
         self,
-        policies: PolicySet | str | Path | Iterable[Policy] | None = None,
+        policies: PoliciesArg | Iterable[PoliciesArg] | None = None,
         *,
         goal: str | None = None,
         llm: Any = None,
@@ -287,6 +305,7 @@ class Guard:
     def evaluate(self, step: Step) -> Verdict:
         """Judge `step` without changing the session (no memory update, no trace)."""
         started = time.perf_counter()
+        step = classified(step)
         prediction = predict_static(step)
         t_model = time.perf_counter()
         ctx = RuleContext(
@@ -350,6 +369,7 @@ class Guard:
         return await drive_async(self.judge(step))
 
     def _prepared(self, step: Step) -> Step:
+        step = classified(step)
         if step.goal is None and self.goal is not None:
             step = replace(step, goal=self.goal)
         if step.previous is None and self.session.previous is not None:
@@ -394,6 +414,7 @@ class Guard:
     def commit(self, step: Step, verdict: Verdict, *, ran: bool, screenshot: str | None = None) -> None:
         """Record a judged step in session memory, the log and the trace."""
         self._note_goal(step.goal)
+        step = classified(step)
         self.session.record(step, verdict, ran=ran)
         target = step.observation.target
         if (
