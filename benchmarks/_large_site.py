@@ -304,7 +304,7 @@ def issue_page(*, attack: bool, comments: list[str]) -> str:
 
 
 def settings_page() -> str:
-    """A settings form of 8 sections × 15 fields and a danger zone (≈ 220 form controls)."""
+    """A settings form of 8 sections × 15 fields and a danger zone (≈ 240 interactive elements)."""
     rng = random.Random(3)
     sections = [
         "General",
@@ -357,7 +357,7 @@ def settings_page() -> str:
 
 
 def thread_page(*, replies: list[str]) -> str:
-    """A forum thread of 80 posts with voting (≈ 500 interactive elements)."""
+    """A forum thread of 80 posts with voting (≈ 780 interactive elements)."""
     rng = random.Random(80)
     posts = []
     for i in range(80):

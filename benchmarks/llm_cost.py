@@ -10,7 +10,7 @@ the hops to the background loop.
   (≈1,000-token trees), so there the prompt's fixed part dominates the comparison.
 * ``large``: made-up pages of the size agents meet (`_large_site`: an issue list of 80
   issues, an issue with 70 comments, a settings form of 120 fields, a forum thread of 80
-  posts; 240–900 interactive elements, 10k–26k-token trees), three benign sessions and one
+  posts; 240–780 interactive elements, 10k–26k-token trees), three benign sessions and one
   agent that follows a planted injection (`_large_sessions`).
 
 The traces are then read back; per consulted step a verdict records the reasons, tokens,

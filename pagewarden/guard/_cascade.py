@@ -32,6 +32,7 @@ from pagewarden.guard._step import Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.judge._answers import Assessment, UtilityAnswer, WorldModelAnswer
 from pagewarden.judge._context import StepContext, build_context, select_policies
+from pagewarden.judge._evidence import evidence_lines
 from pagewarden.judge._steering import addresses_judge, fenced_data, relayed_instructions
 from pagewarden.judge._utility import render_assessment_prompt, render_utility_prompt
 from pagewarden.llm._errors import LLMError
@@ -248,6 +249,8 @@ class SemanticTier:
             flagged = [s.snippet for s in step.observation.value_sources]
             if el is not None and el.in_ugc and el.context_text:
                 flagged.append(el.context_text[:80])
+            # Orders to an agent or the guard anywhere on the page, and what the agent cites.
+            flagged += evidence_lines(snapshot, step.reasoning)
             tree = prune_for_prompt(
                 snapshot,
                 target_role=el.role if el is not None else None,
