@@ -149,6 +149,10 @@ class Guard:
         record: a directory to record the session into (manifest, policies, trace, events,
             screenshots with `screenshots=True`, network flows): see README, "Recorded
             sessions". Replaces `trace`; `guard.recording` is its `SessionRecorder`.
+        references: a `PolicyStore` (or its path) to file this guard's confirmed violations
+            into as violation references (HarmonyGuard's Algorithm 1), on a worker thread;
+            the references of the guard's policies are kept current from it, for the
+            semantic tier. `guard.references` is the `ReferenceFiler`.
     """
 
     def __init__(
@@ -170,6 +174,7 @@ class Guard:
         cascade: CascadeOptions | None = None,
         console: Any = None,
         record: str | Path | None = None,
+        references: Any = None,
     ) -> None:
         if record is not None and trace is not None:
             raise ValueError("pass either trace= or record= (a recorded session writes its own trace)")
@@ -214,8 +219,17 @@ class Guard:
             self.recording = SessionRecorder(record, self, user_policies, screenshots=screenshots)
             self.trace = self.recording.trace
         self.screenshots = screenshots and self.trace is not None
+        #: the violation-reference filer (None unless `references=` was given)
+        self.references: Any = None
+        if references is not None:
+            from pagewarden.policies.references import attach_references
+
+            self.references = attach_references(self, references)
         #: the link to a supervising console (None when unsupervised); see pagewarden.console
         self.console: Any = None
+        #: the network layer of this session (`pagewarden.proxy.NetworkSession`), set by
+        #: `launch(proxy=True)`: grants for allowed navigations, the proxy's refusals
+        self.network: Any = None
         if console is not None:
             from pagewarden.console import attach
 
@@ -542,6 +556,8 @@ class Guard:
             self.trace.close()
         if self.semantic is not None:
             self.semantic.close()
+        if self.references is not None:
+            self.references.close()  # writes the references still queued
 
     def __enter__(self) -> Guard:
         return self
