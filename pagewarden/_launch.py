@@ -26,13 +26,15 @@ def _guard(
 ) -> Guard:
     if guard is not None:
         if guard_options:
-            raise TypeError("pass either a Guard or Guard options, not both")
+            raise TypeError("pass either a Guard or Guard options (record= included), not both")
         if console is not None:
             from pagewarden.console import attach
 
             attach(guard, console)
         return guard
     trace = Path(trace_dir) / "trace.jsonl" if trace_dir is not None else None
+    if trace is not None and guard_options.get("record") is not None:
+        raise TypeError("pass either trace_dir= or record= (a recorded session holds its own trace)")
     return Guard(trace=trace, console=console, **guard_options)
 
 
@@ -50,6 +52,20 @@ def _launch_options(
         # behind the proxy the proxy resolves names (it got the host map), so Chromium does not
         return chromium_launch_options(headless=headless, extra_args=(*chromium_proxy_args(network), *args))
     return chromium_launch_options(headless=headless, host_map=host_map, extra_args=args)
+
+
+def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[str, Any]:
+    """The browser context's options; behind the proxy, its session token in every request."""
+    result = dict(options or {})
+    network = getattr(active, "network", None)
+    if network is not None:
+        from pagewarden.proxy._tokens import accept_language
+
+        headers = {k: v for k, v in dict(result.get("extra_http_headers") or {}).items()
+                   if k.lower() != "accept-language"}  # fmt: skip
+        headers["Accept-Language"] = accept_language(network.token, result.get("locale"))
+        result["extra_http_headers"] = headers
+    return result
 
 
 def _network(active: Guard, proxy: Any, host_map: dict[str, int] | None, proxy_options: Any) -> Any:
@@ -84,7 +100,8 @@ async def launch(
     """Start Chromium (a system Chromium if present, else Playwright's) and yield a guarded page.
 
     Either pass a `Guard`, or `Guard` keyword options (`policies=`, `goal=`, `mode=` …);
-    `trace_dir` then receives ``trace.jsonl``.
+    `trace_dir` then receives ``trace.jsonl``; ``record=DIR`` (a Guard option) records the
+    whole session into DIR instead (see `Guard`).
 
     `proxy=True` starts the network layer first (`pagewarden.proxy`: mitmproxy on a free
     127.0.0.1 port enforcing the guard's policies; `proxy_options` sets its options, e.g.
@@ -120,7 +137,7 @@ async def launch(
             except Error as exc:
                 raise _friendly(exc) from exc
             try:
-                context = await browser.new_context(**dict(context_options or {}))
+                context = await browser.new_context(**_context_options(context_options, active))
                 yield active.wrap(await context.new_page())
             finally:
                 await browser.close()
@@ -172,7 +189,7 @@ def launch_sync(
             except Error as exc:
                 raise _friendly(exc) from exc
             try:
-                context = browser.new_context(**dict(context_options or {}))
+                context = browser.new_context(**_context_options(context_options, active))
                 yield active.wrap(context.new_page())
             finally:
                 browser.close()

@@ -106,20 +106,24 @@ def _as_policy_set(policies: PoliciesArg | Iterable[PoliciesArg] | None) -> Poli
         return PolicySet([])
     if isinstance(policies, PolicySet):
         return policies
+    from pagewarden.policies.store import PolicyStore
+
+    if isinstance(policies, PolicyStore):
+        return policies.policies()  # the current version
     if isinstance(policies, (str, Path)):
         return PolicySet.load(policies)
     if isinstance(policies, Policy):
         return PolicySet([policies])
-    return PolicySet.combine(policies)
+    return PolicySet.combine(p.policies() if isinstance(p, PolicyStore) else p for p in policies)
 
 
 class Guard:
     """Checks each action of a browser agent before it runs.
 
     Args:
-        policies: a `PolicySet`, a path to a policy file, or a list of those (and of
-            `Policy` objects), merged in order (the same id twice is a `PolicyError` naming
-            both sources); None for the built-in baseline only.
+        policies: a `PolicySet`, a path to a policy file, a `PolicyStore` (its current
+            version), or a list of those (and of `Policy` objects), merged in order (the same
+            id twice is a `PolicyError` naming both sources); None for the built-in baseline only.
         goal: the user's goal for this session (`guard.goal` may be changed later).
         llm: the model for the semantic tier: an `LLMConfig`, an `LLMClient`, ``"env"`` (read
             `LLMConfig.from_env`), or the path of an LLM config file; None (default) runs the
@@ -142,6 +146,13 @@ class Guard:
         console: a supervision console to attach to: a `pagewarden.console.Console` in this
             process, or the URL (with its token) of a running ``pagewarden console``. The console
             then approves ASK decisions and can pause, stop or take over the session.
+        record: a directory to record the session into (manifest, policies, trace, events,
+            screenshots with `screenshots=True`, network flows): see README, "Recorded
+            sessions". Replaces `trace`; `guard.recording` is its `SessionRecorder`.
+        references: a `PolicyStore` (or its path) to file this guard's confirmed violations
+            into as violation references (HarmonyGuard's Algorithm 1), on a worker thread;
+            the references of the guard's policies are kept current from it, for the
+            semantic tier. `guard.references` is the `ReferenceFiler`.
     """
 
     def __init__(
@@ -162,7 +173,11 @@ class Guard:
         consult: ConsultMode | None = None,
         cascade: CascadeOptions | None = None,
         console: Any = None,
+        record: str | Path | None = None,
+        references: Any = None,
     ) -> None:
+        if record is not None and trace is not None:
+            raise ValueError("pass either trace= or record= (a recorded session writes its own trace)")
         if mode not in ("enforce", "monitor"):
             raise ValueError(f"mode must be 'enforce' or 'monitor', not {mode!r}")
         self.log = get_logger(component="guard")
@@ -171,6 +186,7 @@ class Guard:
             self.log.info("llm_env_ignored", reason="llm=None: pass llm='env' to use the model it names")
         user_policies = _as_policy_set(policies)
         self.policies = user_policies.merged(baseline_policies()) if baseline else user_policies
+        self.baseline = baseline
         self.rulebook = RuleBook(self.policies)
         self.mode: Mode = mode
         self.thresholds = thresholds or Thresholds()
@@ -193,11 +209,27 @@ class Guard:
             trace.secrets = self.secrets
         else:
             self.trace = TraceWriter(trace, self.secrets) if trace is not None else None
-        self.screenshots = screenshots and self.trace is not None
         self.snapshot = snapshot
         self.events = EventBus(on_error=self._sink_failed)
+        #: the recorded session directory being written (None unless `record=` was given)
+        self.recording: Any = None
+        if record is not None:
+            from pagewarden.trace._session import SessionRecorder
+
+            self.recording = SessionRecorder(record, self, user_policies, screenshots=screenshots)
+            self.trace = self.recording.trace
+        self.screenshots = screenshots and self.trace is not None
+        #: the violation-reference filer (None unless `references=` was given)
+        self.references: Any = None
+        if references is not None:
+            from pagewarden.policies.references import attach_references
+
+            self.references = attach_references(self, references)
         #: the link to a supervising console (None when unsupervised); see pagewarden.console
         self.console: Any = None
+        #: the network layer of this session (`pagewarden.proxy.NetworkSession`), set by
+        #: `launch(proxy=True)`: grants for allowed navigations, the proxy's refusals
+        self.network: Any = None
         if console is not None:
             from pagewarden.console import attach
 
@@ -439,7 +471,7 @@ class Guard:
                 approved_by=verdict.approved_by,
             )
         if self.trace is not None or self.events.active:
-            record = trace_record(step, verdict, self.secrets, screenshot=screenshot)
+            record = trace_record(step, verdict, self.secrets, screenshot=screenshot, ran=ran)
             if self.trace is not None:
                 self.trace.write_record(record)
             if self.events.active:
@@ -520,10 +552,14 @@ class Guard:
         console that the session ended)."""
         if self.console is not None:
             self.console.close()
+        if self.recording is not None:
+            self.recording.close()
         if self.trace is not None:
             self.trace.close()
         if self.semantic is not None:
             self.semantic.close()
+        if self.references is not None:
+            self.references.close()  # writes the references still queued
 
     def __enter__(self) -> Guard:
         return self

@@ -345,6 +345,16 @@ def guarded_action(
         yield from guard.console.gate(shared, owner)
     started = time.perf_counter()
     action = build_action(owner, name, spec, args, kwargs)
+    network = getattr(guard, "network", None)
+    if network is not None and network.has_pending():
+        # the network layer refused what the page did after the agent's last action
+        raw = owner.page_raw()
+        said = reasoning if reasoning is not None else shared.take_reasoning()
+        step = guard.make_step(action, Observation(url=getattr(raw, "url", "") or ""), said)
+        refused = network.pending_verdict(step)
+        if refused is not None:
+            guard.commit(step, refused, ran=False)
+            raise guard.stop(step, refused)
     observation = yield from _observe(shared, owner, spec, action, args, kwargs)
     observed = time.perf_counter()
     step = guard.make_step(
@@ -371,7 +381,7 @@ def guarded_action(
         path = guard.trace.directory / f"{guard.session_id}-step{step.index:04d}.png"
         try:
             yield Call(page.screenshot, (), {"path": str(path)})
-            screenshot = path.name
+            screenshot = path.relative_to(guard.trace.path.parent).as_posix()
         except Exception as exc:  # noqa: BLE001 - a failed screenshot must not stop the step
             guard.log.warning("screenshot_failed", error=str(exc))
     if not verdict.allowed:
@@ -379,6 +389,8 @@ def guarded_action(
         raise guard.stop(step, verdict)
     call_args = tuple(shared.unwrap(a) for a in args)
     call_kwargs = {k: shared.unwrap(v) for k, v in kwargs.items()}
+    if network is not None:
+        network.grant(step, verdict)  # the proxy lets this action's navigation through
     executed = time.perf_counter()
     pinned = (
         action.kind in _PINNED_KINDS
