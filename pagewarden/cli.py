@@ -639,7 +639,8 @@ def eval_stwebagentbench(paths: tuple[Path, ...], json_out: Path | None) -> None
 
 
 # The policy agent's commands (`policies extract`, `policies store …`) live in their own module.
-import pagewarden._cli_policy_agent  # noqa: E402, F401
+import pagewarden._cli_policy_agent  # noqa: E402
+import pagewarden._cli_proxy  # noqa: E402, F401  (`pagewarden proxy`)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

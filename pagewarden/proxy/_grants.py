@@ -62,6 +62,8 @@ class NetworkSession:
         self.sites: set[str] = set()  # sites reached through judged actions
         self._pending: list[Refusal] = []
         self.refusals: list[Refusal] = []
+        #: the index of the guarded step that ran last (flows are linked to it)
+        self.current_step: int | None = None
 
     @property
     def enforce(self) -> bool:
@@ -81,6 +83,7 @@ class NetworkSession:
         action = step.action
         if action.kind in ("goto", "new_page") and action.value:
             urls.append(resolve_url(action.value, page) if page else action.value)
+        self.current_step = getattr(step, "index", None)
         sites = [s for s in (site_of(u) for u in urls) if s]
         if sites:
             expiry = time.monotonic() + self.ttl
