@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 from mitmproxy import io
 
-from pagewarden import approve_all, launch
+from pagewarden import ActionBlocked, approve_all, launch
 from pagewarden.proxy import REPLAY_HEADER
 from pagewarden.testing import LocalSite, Response
 from tests.proxy.conftest import NET_PAGES
@@ -71,8 +72,11 @@ async def test_recorded_flows_carry_no_secret(tmp_path: Path, netsite: LocalSite
         secrets=[Secret(secret, allow_domains=["site.test"])],
     ) as page:
         await page.goto("http://site.test/exfil.html")
-        await page.fill("#token", secret)
-        await page.goto(f"http://site.test/plain.html?token={secret}")
+        await page.fill("#token", secret)  # the page's script sends it to evil.test: refused
+        await asyncio.sleep(0.5)
+        with pytest.raises(ActionBlocked):  # ... and the agent hears of it
+            await page.goto("http://site.test/plain.html")
+        await page.goto(f"http://site.test/plain.html?token={secret}")  # allowed: site.test may get it
     raw = (record / "flows.mitm").read_bytes()
     assert secret.encode() not in raw
     assert b"REDACTED" in raw
