@@ -372,10 +372,11 @@ def _replay_browser(run_dir: Path) -> None:
     flows = session.file("flows")
     have_flows = flows is not None and flows.exists()
     err_console.print(
-        "[red]error[/red] replay --browser re-executes the actions in Chromium against the recorded network "
-        "through the network layer's replay server, which this build of pagewarden.proxy does not have "
-        "(it has egress rules, grants and the exfiltration filter; not the recorder or replay); "
-        + ("the recording has its flows" if have_flows else "and this recording has no flows.mitm")
+        "[red]error[/red] replay --browser is not built yet: the network layer records the flows "
+        "(launch(record=DIR, proxy=True) writes flows.mitm) and can serve them back "
+        "(pagewarden.proxy.Replay), "
+        "but re-executing the recorded actions in Chromium through it is missing; "
+        + ("this recording has its flows" if have_flows else "this recording has no flows.mitm (proxy=True)")
         + ". Replay without --browser re-judges every step offline.",
         highlight=False, soft_wrap=True,
     )  # fmt: skip

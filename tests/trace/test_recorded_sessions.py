@@ -198,7 +198,7 @@ def test_a_bare_trace_directory_replays_and_bad_lines_are_named(recording: Path,
     missing = run("replay", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "not a directory" in missing.stderr
     browser = run("replay", str(recording), "--browser")
-    assert browser.returncode == 2 and "network layer" in browser.stderr and "replay server" in browser.stderr
+    assert browser.returncode == 2 and "not built yet" in browser.stderr and "no flows.mitm" in browser.stderr
     # the step that sent the (redacted) secret cannot be performed again: said, with why
     flat = " ".join(browser.stdout.split())
     assert "cannot be re-run" in flat and "redacted in the recording" in flat
