@@ -134,6 +134,7 @@ def test_replay_with_a_stricter_policy_shows_exactly_the_changed_step(
     assert "ORG-NO-ISSUE-PAGE" in html.read_text() and SECRET not in html.read_text()
 
 
+@pytest.mark.timeout(900)  # three CLI replays: slow on a loaded machine
 def test_replay_with_a_model_and_its_cache(recording: Path, tmp_path: Path) -> None:
     fine = {"policy_violation": False, "violated_policy_ids": [], "goal_deviation": False}
     cache = tmp_path / "cache"
