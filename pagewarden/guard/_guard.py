@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pagewarden._url import parse_url, registrable_domain
+from pagewarden.guard._browser import browser_findings
 from pagewarden.guard._cascade import CascadeOptions, ConsultMode, SemanticTier, semantic_stage
 from pagewarden.guard._events import EventBus, EventSink, GuardEvent
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
@@ -290,6 +291,7 @@ class Guard:
             step=step, prediction=prediction, session=self.session.view(step), secrets=self.secrets
         )
         findings, errors = self.rulebook.evaluate(ctx)
+        findings.extend(browser_findings(step, prediction))
         t_rules = time.perf_counter()
         decision, score = decide(findings, prediction, self.thresholds)
         if findings:

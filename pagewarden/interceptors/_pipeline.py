@@ -149,8 +149,57 @@ def build_action(
     )
 
 
+_CLICKS = frozenset({"click", "dblclick", "tap", "check", "uncheck", "drag"})
+_ENTER = frozenset({"enter", "numpadenter", "\n", "\r"})
+
+
+def _key_of(value: str | None) -> str | None:
+    """"Enter" or "Space" when a key press (``Shift+Enter``, ``NumpadEnter`` …) is one of them."""
+    if not value:
+        return None
+    key = value if value in ("+", " ") else value.rsplit("+", 1)[-1]
+    if key.lower() in _ENTER:
+        return "Enter"
+    if key in (" ", "Space"):
+        return "Space"
+    return None
+
+
+def activation_options(name: str, spec: ActionSpec, action: Action, kwargs: dict[str, Any]) -> dict | None:
+    """What the facts reader must resolve the action's activation for (None: nothing activates).
+
+    Clicks (and what clicks underneath: check, drag's press on the source, mouse.down) are
+    resolved at Playwright's click point; a dispatched click on the element itself; keys
+    (Enter, Space; a typed new line or space) on the element that has the focus.
+    """
+    kind = action.kind
+    if name == "dispatch_event":
+        return {"dispatch": True} if kind in ("click", "dblclick") else None
+    if kind in _CLICKS:
+        position = kwargs.get("source_position") if kind == "drag" else kwargs.get("position")
+        point = position if isinstance(position, dict) else None
+        return {"force": bool(kwargs.get("force")), "position": point}
+    if name == "insert_text":
+        return None
+    if kind == "press":
+        key = _key_of(action.value)
+        return {"key": key} if key else None
+    if kind == "type" and action.value:
+        if "\n" in action.value or "\r" in action.value:
+            return {"key": "Enter"}
+        if " " in action.value:
+            return {"key": "Space"}
+    return None
+
+
 def _observe(
-    shared: SharedState, owner: Guarded, spec: ActionSpec, action: Action, args: tuple, kwargs: dict
+    shared: SharedState,
+    owner: Guarded,
+    name: str,
+    spec: ActionSpec,
+    action: Action,
+    args: tuple,
+    kwargs: dict,
 ) -> Pipeline:
     """Gather the observation the deterministic tiers need (a generator of calls)."""
     page = owner.page_raw()
@@ -168,6 +217,7 @@ def _observe(
     lib = shared.facts_reader
     pin = action.kind in _PINNED_KINDS and shared.guard.mode == "enforce"
     field = action.kind in _TYPING
+    activate = activation_options(name, spec, action, kwargs)
     if page is not None and shared.needs_reader(page):
         # Installed once per context, before page scripts of every later document run.
         try:
@@ -192,25 +242,29 @@ def _observe(
                 lib=lib,
                 pin=pin,
                 field=field,
+                activate=activate,
             )
         elif spec.target == "self" and owner._pw_type == "ElementHandle":
             target, sources = yield from facts_of_handle(
-                raw, needle=needle, ugc_selectors=ugc, lib=lib, field=field
+                raw, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate
             )
         elif spec.target == "selector" and action.selector is not None:
             strict = bool(kwargs.get("strict", False))
             target, count, sources = yield from facts_of_locator(
                 raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
                 ugc_selectors=ugc, selector=action.selector, lib=lib, pin=pin, field=field,
+                activate=activate,
             )  # fmt: skip
         elif spec.target in ("point", "mouse") and page is not None:
             if spec.target == "point":
                 x, y = float(args[0]), float(args[1])
             else:
                 x, y = shared.mouse_position(page)
+            point_activate = None if activate is None else {**activate, "position": None}
             target, sources = yield from facts_at_point(
-                page, x, y, needle=needle, ugc_selectors=ugc, lib=lib, field=field
-            )
+                page, x, y, needle=needle, ugc_selectors=ugc, lib=lib, field=field,
+                activate=point_activate, pointer=spec.target == "mouse",
+            )  # fmt: skip
         elif spec.target == "chooser":
             target, sources = yield from facts_of_handle(
                 raw.element, needle=needle, ugc_selectors=ugc, lib=lib
@@ -219,7 +273,7 @@ def _observe(
             target = _dialog_facts(raw)
         elif spec.target == "focused" and page is not None:
             target, sources = yield from facts_of_focused(
-                page, needle=needle, ugc_selectors=ugc, lib=lib, field=field
+                page, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate
             )
         elif needle and page is not None:
             try:
@@ -345,7 +399,7 @@ def guarded_action(
         yield from guard.console.gate(shared, owner)
     started = time.perf_counter()
     action = build_action(owner, name, spec, args, kwargs)
-    observation = yield from _observe(shared, owner, spec, action, args, kwargs)
+    observation = yield from _observe(shared, owner, name, spec, action, args, kwargs)
     observed = time.perf_counter()
     step = guard.make_step(
         action, observation, reasoning if reasoning is not None else shared.take_reasoning()

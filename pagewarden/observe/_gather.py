@@ -167,6 +167,7 @@ def facts_of_locator(
     lib: str | None = None,
     pin: bool = False,
     field: bool = False,
+    activate: dict[str, Any] | None = None,
 ) -> Gather:
     """Facts of the element `locator` resolves to, its match count and where `needle` occurs.
 
@@ -182,6 +183,7 @@ def facts_of_locator(
         "lib": lib,
         "pin": pin,
         "field": field,
+        "activate": activate,
     }
     result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)))
     if result["count"] == 0:
@@ -203,9 +205,10 @@ def facts_of_handle(
     ugc_selectors: Sequence[str] = (),
     lib: str | None = None,
     field: bool = False,
+    activate: dict[str, Any] | None = None,
 ) -> Gather:
-    """Facts of an element handle. Returns ``(facts, sources)``."""
-    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field}
+    """Facts of an element handle (what the action activates through it). Returns ``(facts, sources)``."""
+    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field, "activate": activate}
     result = _check((yield from _run(handle.evaluate, "handle", (), opts)))
     return _facts(result.get("facts"), "element-handle"), _sources(result.get("sources", ()))
 
@@ -219,9 +222,16 @@ def facts_at_point(
     ugc_selectors: Sequence[str] = (),
     lib: str | None = None,
     field: bool = False,
+    activate: dict[str, Any] | None = None,
+    pointer: bool = False,
 ) -> Gather:
-    """Facts of the element at viewport point (x, y). Returns ``(facts, sources)``."""
-    opts = {"x": x, "y": y, "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field}
+    """Facts of the element at viewport point (x, y) (into same-origin frames; with
+    `activate`, of what a click there activates; with `pointer`, at the mouse's last position
+    the page saw, when it saw one). Returns ``(facts, sources)``."""
+    opts = {
+        "x": x, "y": y, "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field,
+        "activate": activate, "pointer": pointer,
+    }  # fmt: skip
     result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)))
     return _facts(result.get("facts"), f"point({x:g},{y:g})"), _sources(result.get("sources", ()))
 
@@ -233,9 +243,11 @@ def facts_of_focused(
     ugc_selectors: Sequence[str] = (),
     lib: str | None = None,
     field: bool = False,
+    activate: dict[str, Any] | None = None,
 ) -> Gather:
-    """Facts of the focused element (where keyboard input goes). Returns ``(facts, sources)``."""
-    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field}
+    """Facts of the focused element (where keyboard input goes; with `activate`, of what the
+    key activates there). Returns ``(facts, sources)``."""
+    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field, "activate": activate}
     result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)))
     return _facts(result.get("facts"), ":focus"), _sources(result.get("sources", ()))
 

@@ -42,7 +42,9 @@ from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
 
 __all__ = ["DomainAllow", "DomainDeny", "UrlAllow", "UrlDeny", "UrlPattern", "destinations"]
 
-_NAV_KINDS = frozenset({"goto", "click", "dblclick", "tap", "press", "new_page", "request"})
+_NAV_KINDS = frozenset(
+    {"goto", "click", "dblclick", "tap", "press", "new_page", "request", "type", "check", "uncheck", "drag"}
+)
 _HARMLESS = frozenset({"about:blank", "about:srcdoc"})
 _ACTIVATE = frozenset({"click", "dblclick", "tap"})
 
@@ -75,12 +77,21 @@ def _destinations(ctx: RuleContext) -> list[Destination]:
         page = ctx.step.observation.url or None
         out.append(Destination(parse_url(ctx.action.value, page), ctx.action.value, kind))
     el = ctx.target
-    if nav is None and el is not None and el.href and kind in _ACTIVATE:
+    activates = el is not None and (kind in _ACTIVATE or el.activation is not None)
+    if nav is None and el is not None and el.href and activates:
         # a javascript: (or other hostless) link runs in the page rather than navigating;
         # it still goes nowhere an allow-list vouches for
         href = parse_url(el.href)
         if href.opaque:
             out.append(Destination(href, el.href, "link"))
+    if el is not None and activates and el.href:
+        # hyperlink auditing: following the link also POSTs to each `ping` URL
+        page = ctx.step.observation.url or None
+        out.extend(Destination(parse_url(p, page), p, "ping") for p in el.pings)
+    if el is not None and activates and el.frame_content:
+        # the action lands in a frame of another origin whose content cannot be read: judged
+        # as going to that origin
+        out.append(Destination(parse_url(el.frame_content), el.frame_content, "frame"))
     return out
 
 
