@@ -30,6 +30,7 @@ from pagewarden.observe._gather import (
     facts_of_locator,
     install_script,
     needle_for,
+    register_reader,
     stopped_navigations,
     value_sources,
 )
@@ -46,8 +47,6 @@ _EXCEPTIONS: dict[Decision, type[GuardError]] = {
     Decision.REVISE: RevisionRequired,
 }
 _URL_KINDS = frozenset({"goto", "new_page", "request"})
-#: Clicks whose link or form destination the installed reader pins until the click lands.
-_PINNED_KINDS = frozenset({"click", "dblclick", "tap"})
 _NEEDS_SOURCES = frozenset({"fill", "type"}) | _URL_KINDS
 #: Actions that type into their target: the reader also reports the field itself (mirrors, opacity).
 _TYPING = frozenset({"fill", "type", "press", "clear"})
@@ -215,15 +214,24 @@ def _observe(
     needle = needle_for(action.kind, action.value) if action.kind in _NEEDS_SOURCES else None
     ugc = shared.ugc_selectors
     lib = shared.facts_reader
-    pin = action.kind in _PINNED_KINDS and shared.guard.mode == "enforce"
     field = action.kind in _TYPING
     activate = activation_options(name, spec, action, kwargs)
+    # Every activation the guard judges pins the origins it judged until it has run.
+    pin = activate is not None and shared.guard.mode == "enforce"
     if page is not None and shared.needs_reader(page):
-        # Installed once per context, before page scripts of every later document run.
+        # Once per context: the reader as a selector engine in Playwright's utility world
+        # (every frame, documents already loaded too, out of the page's reach) …
         try:
-            yield Call(page.context.add_init_script, (install_script(lib),))
-        except Exception as exc:  # noqa: BLE001 - the inline reader still works without it
-            notes.append(f"facts reader not installed: {type(exc).__name__}")
+            yield Call(register_reader(page.context, lib, shared.mode))
+            shared.set_reader_engine(page, True)
+        except Exception as exc:  # noqa: BLE001 - older Playwright: the main-world reader
+            notes.append(f"facts reader engine not registered: {type(exc).__name__}")
+            # … or, failing that, installed before page scripts of every later document run.
+            try:
+                yield Call(page.context.add_init_script, (install_script(lib),))
+            except Exception as exc2:  # noqa: BLE001 - the inline reader still works without it
+                notes.append(f"facts reader not installed: {type(exc2).__name__}")
+    engine = shared.reader_engine(page) if page is not None else None
     target: ElementFacts | None = None
     drop: ElementFacts | None = None
     count: int | None = None
@@ -243,17 +251,19 @@ def _observe(
                 pin=pin,
                 field=field,
                 activate=activate,
+                engine=engine,
             )
         elif spec.target == "self" and owner._pw_type == "ElementHandle":
             target, sources = yield from facts_of_handle(
-                raw, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate
-            )
+                raw, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
+                engine=engine, pin=pin,
+            )  # fmt: skip
         elif spec.target == "selector" and action.selector is not None:
             strict = bool(kwargs.get("strict", False))
             target, count, sources = yield from facts_of_locator(
                 raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
                 ugc_selectors=ugc, selector=action.selector, lib=lib, pin=pin, field=field,
-                activate=activate,
+                activate=activate, engine=engine,
             )  # fmt: skip
         elif spec.target in ("point", "mouse") and page is not None:
             if spec.target == "point":
@@ -263,22 +273,25 @@ def _observe(
             point_activate = None if activate is None else {**activate, "position": None}
             target, sources = yield from facts_at_point(
                 page, x, y, needle=needle, ugc_selectors=ugc, lib=lib, field=field,
-                activate=point_activate, pointer=spec.target == "mouse",
+                activate=point_activate, pointer=spec.target == "mouse", engine=engine, pin=pin,
             )  # fmt: skip
         elif spec.target == "chooser":
             target, sources = yield from facts_of_handle(
-                raw.element, needle=needle, ugc_selectors=ugc, lib=lib
+                raw.element, needle=needle, ugc_selectors=ugc, lib=lib, engine=engine
             )
         elif spec.target == "dialog":
             target = _dialog_facts(raw)
         elif spec.target == "focused" and page is not None:
             target, sources = yield from facts_of_focused(
-                page, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate
-            )
+                page, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
+                engine=engine, pin=pin,
+            )  # fmt: skip
         elif needle and page is not None:
             try:
                 url_path = parse_url(action.value or "").path if action.kind in _URL_KINDS else None
-                sources = yield from value_sources(page, needle, ugc_selectors=ugc, lib=lib, path=url_path)
+                sources = yield from value_sources(
+                    page, needle, ugc_selectors=ugc, lib=lib, path=url_path, engine=engine
+                )
             except FactsUnavailable:
                 raise
             except Exception as exc:  # noqa: BLE001 - mid-navigation pages have no text to search
@@ -287,11 +300,13 @@ def _observe(
             drop_arg = _arg(args, kwargs, spec.drop, 1 if spec.target == "selector" else 0)
             if isinstance(drop_arg, str) and hasattr(raw, "locator"):
                 drop, _, _ = yield from facts_of_locator(
-                    raw.locator(drop_arg), strict=False, ugc_selectors=ugc, lib=lib
+                    raw.locator(drop_arg), strict=False, ugc_selectors=ugc, lib=lib, engine=engine
                 )
             elif drop_arg is not None:
                 drop_raw = getattr(drop_arg, "_pw_obj", drop_arg)
-                drop, _, _ = yield from facts_of_locator(drop_raw, strict=True, ugc_selectors=ugc, lib=lib)
+                drop, _, _ = yield from facts_of_locator(
+                    drop_raw, strict=True, ugc_selectors=ugc, lib=lib, engine=engine
+                )
     except FactsUnavailable as exc:
         notes.append(f"facts-unavailable: {exc}")
     title: str | None = None
@@ -435,7 +450,7 @@ def guarded_action(
     call_kwargs = {k: shared.unwrap(v) for k, v in kwargs.items()}
     executed = time.perf_counter()
     pinned = (
-        action.kind in _PINNED_KINDS
+        activation_options(name, spec, action, kwargs) is not None
         and guard.mode == "enforce"
         and observation.target is not None
         and (observation.target.href is not None or observation.target.is_submit)
@@ -445,7 +460,9 @@ def guarded_action(
         result = yield Call(method, call_args, call_kwargs)
         if pinned:
             try:
-                stopped = yield from stopped_navigations(page, shared.facts_reader)
+                stopped = yield from stopped_navigations(
+                    page, shared.facts_reader, shared.reader_engine(page)
+                )
             except Exception:  # noqa: BLE001 - the page navigated away: nothing was stopped
                 stopped = []
             if stopped:

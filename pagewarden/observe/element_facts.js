@@ -519,6 +519,12 @@ function __pwLibrary() {
       try { lib = win[opts.lib]; } catch (e) { lib = null; }
       if (lib && lib.atPoint) return {delegated: lib.atPoint(inner)};
     }
+    if (doc && inner.frame_depth < 5) {
+      // No reader of its own there yet: hit-test its document from here.
+      const hit = hitAt(doc, fx, fy);
+      if (hit && (tag(hit) === "iframe" || tag(hit) === "frame")) return intoFrame(hit, fx, fy, inner);
+      if (hit) return {hit};
+    }
     const src = getAttr(frameEl, "src") || "about:blank";
     let origin = "null";
     try { origin = doc ? new URL_(docURLOf(doc)).origin : new URL_(resolve(src, frameEl)).origin; } catch (e) { /* */ }
@@ -544,6 +550,7 @@ function __pwLibrary() {
     if (tag(hit) === "iframe" || tag(hit) === "frame") {
       const inner = intoFrame(hit, point.x, point.y, opts);
       if (inner.delegated) return {delegated: inner.delegated};
+      if (inner.hit) return resolveActivation(inner.hit, "the click lands in a frame");
       return {el: hit, link: null, submitter: null, via: "the click lands in a frame", frame: inner};
     }
     return resolveActivation(hit, how);
@@ -763,8 +770,9 @@ function __pwLibrary() {
 
   function result(el, opts) {
     const act = el ? activated(el, opts) : null;
-    return {count: el ? 1 : 0, facts: el ? described(el, opts, act) : null,
-            sources: opts.needle ? sources(opts.needle, opts) : []};
+    const f = el ? described(el, opts, act) : null;
+    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : el, f);
+    return {count: el ? 1 : 0, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
   }
 
   function atPoint(opts) {
@@ -773,12 +781,20 @@ function __pwLibrary() {
     if (el && (tag(el) === "iframe" || tag(el) === "frame")) {
       const inner = intoFrame(el, opts.x, opts.y, opts);
       if (inner.delegated) return inner.delegated;
+      if (inner.hit) {
+        const act = opts.activate && !opts.activate.key ? resolveActivation(inner.hit, "the point is over a frame") : null;
+        return {count: 1, facts: facts(act ? act.el : inner.hit, opts, act), sources: []};
+      }
       const act = {el, link: null, submitter: null, via: "the point is over a frame", frame: inner, pointed: null};
-      return {count: 1, facts: facts(el, opts, act), sources: opts.needle ? sources(opts.needle, opts) : []};
+      const f = facts(el, opts, act);
+      if (opts.pin) pin(el, f);
+      return {count: 1, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
     }
     if (el && opts.activate && !opts.activate.key) {
       const act = resolveActivation(el, "");
-      return {count: 1, facts: facts(act.el, opts, act), sources: opts.needle ? sources(opts.needle, opts) : []};
+      const f = facts(act.el, opts, act);
+      if (opts.pin) pin(act.el, f);
+      return {count: 1, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
     }
     return result(el, opts);
   }
@@ -988,11 +1004,15 @@ function __pwLibrary() {
   }
 
   // -- destination pinning ------------------------------------------------------------------
-  // A page can show one link target and swap it when the click comes (on mousedown), or
-  // rewrite a form's action on submit. When the guard has judged a click, the destination
-  // it judged is pinned here; a listener that runs before any page listener stops the
-  // navigation if, at click or submit time, it leads to another origin. Only the installed
-  // reader pins (the inline one has no listener and no memory between calls).
+  // A page can show one destination and swap it when the click comes: an href changed on
+  // mousedown or in the link's own click handler, an href given to a placeholder <a>, a form
+  // action rewritten by a late submit listener, a button replaced by a link on pointerover.
+  // When the guard has judged an activation, the origins it judged (the page's own, the link's,
+  // the form's) are pinned here; until the action has run, a link or form navigation to any other
+  // origin is stopped: at the click (capture and bubble), at the submit (capture and bubble),
+  // and last at the Navigation API's `navigate` event, which every link and form navigation
+  // passes after all page handlers ran. A navigation a page script starts by itself
+  // (`location = …`, not user-initiated) is left to the network layer.
   const originOf = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
   let pinned = null;
   let lastPointer = null;
@@ -1001,51 +1021,86 @@ function __pwLibrary() {
   const composedPath = uncurry(Event.prototype.composedPath);
   const isTrusted = (event) => event.isTrusted === true;  // unforgeable: an own, non-configurable property
   const eventTarget = getter(Event.prototype, "target");
+  const cancelableOf = getter(Event.prototype, "cancelable");
   const submitterOf = getter(SubmitEvent.prototype, "submitter");
   const clientXOf = getter(MouseEvent.prototype, "clientX");
   const clientYOf = getter(MouseEvent.prototype, "clientY");
+  const NavigateEvent_ = W.NavigateEvent;
+  const navDestinationOf = NavigateEvent_ ? getter(NavigateEvent_.prototype, "destination") : null;
+  const navUserInitiatedOf = NavigateEvent_ ? getter(NavigateEvent_.prototype, "userInitiated") : null;
+  const navTypeOf = NavigateEvent_ ? getter(NavigateEvent_.prototype, "navigationType") : null;
+  const destinationURLOf = W.NavigationDestination ? getter(NavigationDestination.prototype, "url") : null;
   const stopped = [];
   function pin(el, f) {
-    const link = closestAcross(el, "a[href], area[href]");
-    const form = f && f.form ? formOf(el) : null;
-    pinned = {link, href: f ? f.href : null, form, action: f && f.form ? f.form.action : null,
+    const allowed = new Set_([originOf(docURLOf(ownerDocumentOf(el)))]);
+    if (f && f.href) allowed.add(originOf(f.href));
+    if (f && f.form && f.is_submit) allowed.add(originOf(f.form.action));
+    if (f && f.frame_content) allowed.add(originOf(f.frame_content));
+    relisten();
+    pinned = {allowed, expected: (f && (f.href || (f.is_submit && f.form && f.form.action))) || docURLOf(ownerDocumentOf(el)),
               until: Date.now() + 10000};
   }
-  function stop(event, expected, actual, how) {
-    preventDefault(event);
-    push(stopped, {expected, actual, how});
-    pinned = null;
+  function active() {
+    return pinned && Date.now() <= pinned.until;
+  }
+  function stop(event, actual, how) {
+    if (cancelableOf(event)) preventDefault(event);
+    push(stopped, {expected: pinned.expected, actual, how});
+    if (stopped.length > 8) stopped.shift();
   }
   function onClick(event) {
-    if (!pinned || !isTrusted(event) || Date.now() > pinned.until || !pinned.link) return;
-    const path = composedPath(event);
-    for (const node of path) {
-      if (node === pinned.link) {
-        const now = resolve(getAttr(node, "href") || "", node);
-        if (originOf(now) !== originOf(pinned.href)) stop(event, pinned.href, now, "link");
-        return;
-      }
+    if (!active() || !isTrusted(event)) return;
+    for (const node of composedPath(event)) {
+      if (!isElement(node)) continue;
+      const raw = linkHref(node);
+      if (raw === null) continue;
+      const now = resolve(trimText(raw), node);
+      if (!pinned.allowed.has(originOf(now)) && !testRe(/^javascript:/i, now)) stop(event, now, "link");
+      return;
     }
   }
   function onSubmit(event) {
-    if (!pinned || Date.now() > pinned.until || !pinned.form || eventTarget(event) !== pinned.form) return;
+    if (!active()) return;
+    const form = eventTarget(event);
+    if (!isElement(form)) return;
     const submitter = submitterOf(event);
-    const attr = (submitter && getAttr(submitter, "formaction")) || getAttr(pinned.form, "action");
-    const now = attr && trimText(attr) ? resolve(attr, pinned.form) : docURLOf(ownerDocumentOf(pinned.form));
-    if (originOf(now) !== originOf(pinned.action)) stop(event, pinned.action, now, "form");
+    const attr = (submitter && getAttr(submitter, "formaction")) || getAttr(form, "action");
+    const now = attr && trimText(attr) ? resolve(attr, form) : docURLOf(ownerDocumentOf(form));
+    if (!pinned.allowed.has(originOf(now))) stop(event, now, "form");
+  }
+  const replaceState = uncurry(History.prototype.replaceState);
+  const historyState = getter(History.prototype, "state");
+  function onNavigate(event) {
+    if (!active() || !navDestinationOf || !destinationURLOf) return;
+    if (navTypeOf(event) === "traverse" || !navUserInitiatedOf(event)) return;
+    const now = destinationURLOf(navDestinationOf(event));
+    if (pinned.allowed.has(originOf(now))) return;
+    stop(event, now, "navigation");
+    // Playwright waits for the navigation the click requested; a same-document commit to the
+    // current URL ends that wait (a cancelled navigation otherwise holds it until its timeout).
+    try { replaceState(W.history, historyState(W.history), "", docURLOf(document)); } catch (e) { /* */ }
+  }
+  const addListener = uncurry(EventTarget.prototype.addEventListener);
+  const removeListener = uncurry(EventTarget.prototype.removeEventListener);
+  function relisten() {
+    // Bubble listeners moved to the end of the window's list when an action is pinned: they
+    // run after every page listener registered before the action.
+    for (const [type, fn] of [["click", onClick], ["submit", onSubmit]]) {
+      removeListener(W, type, fn, false);
+      addListener(W, type, fn, false);
+    }
   }
   function listen() {
-    // Registered before any page script: the capture listeners run first; the submit check
-    // runs again when the event bubbles back to the window, after the form's own handlers
-    // (an inline onsubmit that rewrites the action) and before the browser reads the action.
-    // (The Navigation API could stop script-driven navigations too, but Playwright then waits
-    // for the cancelled navigation until its timeout.)
-    const add = uncurry(EventTarget.prototype.addEventListener);
+    // Capture listeners on the window, a bubble listener after the page's own handlers, and
+    // the Navigation API's `navigate` event as the last word.
+    const add = addListener;
     add(W, "click", onClick, true);
+    add(W, "click", onClick, false);
     // Where the mouse is (Playwright's hover leaves it there): mouse.down() acts at this point.
     add(W, "mousemove", (event) => { if (isTrusted(event)) lastPointer = {x: clientXOf(event), y: clientYOf(event)}; }, true);
     add(W, "submit", onSubmit, true);
     add(W, "submit", onSubmit, false);
+    if (W.navigation && NavigateEvent_) add(W.navigation, "navigate", onNavigate, false);
     watchOverlays(add);
   }
   function report() {
@@ -1058,9 +1113,41 @@ function __pwLibrary() {
     const one = els.length >= 1 && (els.length === 1 || !opts.strict);
     const act = one ? activated(els[0], opts) : null;
     const f = one ? described(els[0], opts, act) : null;
-    if (opts.pin && f && (f.href || f.is_submit) && !(act && act.delegated)) pin(act ? act.el : els[0], f);
+    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : els[0], f);
     return {count: els.length, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
   }
 
-  return Object.freeze({facts, sources, result, atPoint, focused, locator, listen, report});
+  // -- the selector engine ------------------------------------------------------------------
+  // Registered with Playwright as a content-script selector engine, the reader runs in
+  // Playwright's utility world: an isolated world the page's scripts cannot reach, present in
+  // every frame, including documents loaded before the guard was attached. `locator >> engine=
+  // {json}` calls it with the located element (or the document) as root; the answer is one
+  // JSON string in an attribute of a detached element, read back with `get_attribute`: one round
+  // trip, one compact serialisation.
+  const parseJSON = JSON.parse, toJSON = JSON.stringify;
+  const createEl = uncurry(Document.prototype.createElement);
+  const setAttr = uncurry(EP.setAttribute);
+  function entry(root, opts) {
+    switch (opts.entry) {
+      case "locator": return locator([root], opts);
+      case "point": return atPoint(opts);
+      case "focused": return focused(opts);
+      case "sources": return sources(opts.needle, opts);
+      case "report": return report();
+      default: return {__error: "unknown entry " + String(opts.entry)};
+    }
+  }
+  function engine() {
+    const run = (root, body) => {
+      let out;
+      try { out = entry(root, parseJSON(body)); } catch (e) { out = {__error: String(e)}; }
+      const doc = nodeTypeOf(root) === 9 ? root : ownerDocumentOf(root);
+      const holder = createEl(doc, "pw-facts");
+      setAttr(holder, "d", toJSON(out === undefined ? null : out));
+      return holder;
+    };
+    return {query: run, queryAll: (root, body) => [run(root, body)]};
+  }
+
+  return Object.freeze({facts, sources, result, atPoint, focused, locator, listen, report, engine});
 }
