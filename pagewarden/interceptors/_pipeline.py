@@ -397,6 +397,36 @@ def _fail_closed(step: Step, message: str, guard_mode: str) -> Verdict:
     )
 
 
+def _playwright_would_raise(exc: BaseException) -> bool:
+    """Errors the action itself would have raised in the same place (its own timeout while
+    waiting for the element, a closed page, a strict-mode violation)."""
+    names = {klass.__name__ for klass in type(exc).__mro__}
+    if "TimeoutError" in names or "TargetClosedError" in names:
+        return True
+    return "Error" in names and "strict mode violation" in str(exc)
+
+
+def _observation_failed(
+    guard: Any, owner: Guarded, action: Action, reasoning: str | None, exc: BaseException
+) -> BaseException:
+    """A trace line for an attempt the guard could not observe (the page navigated or closed,
+    the element never came), and the exception the agent gets: the one raw Playwright would
+    have raised for the call, or the guard's BLOCK saying what happened."""
+    page = owner.page_raw()
+    try:
+        url = page.url if page is not None else ""
+    except Exception:  # noqa: BLE001 - a closed page
+        url = ""
+    first_line = (str(exc).strip().splitlines() or [""])[0][:300]
+    message = f"the page could not be observed before the action: {type(exc).__name__}: {first_line}"
+    step = guard.make_step(action, Observation(url=url, notes=(message,)), reasoning)
+    verdict = _fail_closed(step, message, guard.mode)
+    guard.commit(step, verdict, ran=False)
+    if isinstance(exc, GuardError) or _playwright_would_raise(exc):
+        return exc
+    return guard.stop(step, verdict)
+
+
 def guarded_action(
     shared: SharedState,
     owner: Guarded,
@@ -414,11 +444,13 @@ def guarded_action(
         yield from guard.console.gate(shared, owner)
     started = time.perf_counter()
     action = build_action(owner, name, spec, args, kwargs)
-    observation = yield from _observe(shared, owner, name, spec, action, args, kwargs)
+    reasoning = reasoning if reasoning is not None else shared.take_reasoning()
+    try:
+        observation = yield from _observe(shared, owner, name, spec, action, args, kwargs)
+    except Exception as exc:  # noqa: BLE001 - recorded, then raised as Playwright would, or blocked
+        raise _observation_failed(guard, owner, action, reasoning, exc) from None
     observed = time.perf_counter()
-    step = guard.make_step(
-        action, observation, reasoning if reasoning is not None else shared.take_reasoning()
-    )
+    step = guard.make_step(action, observation, reasoning)
     unreadable = [n for n in observation.notes if n.startswith("facts-unavailable")]
     try:
         if unreadable and spec.target != "none":
@@ -431,7 +463,9 @@ def guarded_action(
     timings = {"observe": round((observed - started) * 1000, 3), **verdict.timings_ms}
     verdict = replace(verdict, timings_ms=timings)
     if verdict.decision is Decision.ASK and verdict.enforced:
-        approved = yield Call(guard.ask_approver, (verdict, step))
+        approved, problem = yield Call(guard.approval, (verdict, step))
+        if problem:
+            verdict = guard.approver_problem(verdict, problem)
         if approved:
             verdict = replace(verdict, approved_by="approver")
     screenshot = None
