@@ -1,7 +1,9 @@
-"""`launch`: a guarded page in one call (Chromium, the guard, the trace recorder)."""
+"""`launch`: a guarded page in one call (Chromium, the guard, the trace recorder, and with
+``proxy=True`` the network layer)."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
@@ -39,8 +41,24 @@ def _announce(console: Any) -> None:
     print(f"pagewarden console: {console.url}\n  read-only link: {console.read_only_url}", file=sys.stderr)
 
 
-def _launch_options(headless: bool, host_map: dict[str, int] | None, args: tuple[str, ...]) -> dict[str, Any]:
+def _launch_options(
+    headless: bool, host_map: dict[str, int] | None, args: tuple[str, ...], network: Any = None
+) -> dict[str, Any]:
+    if network is not None:
+        from pagewarden.proxy._session import chromium_proxy_args
+
+        # behind the proxy the proxy resolves names (it got the host map), so Chromium does not
+        return chromium_launch_options(headless=headless, extra_args=(*chromium_proxy_args(network), *args))
     return chromium_launch_options(headless=headless, host_map=host_map, extra_args=args)
+
+
+def _network(active: Guard, proxy: Any, host_map: dict[str, int] | None, proxy_options: Any) -> Any:
+    """The session's proxy (not started), or None without ``proxy=``."""
+    if not proxy:
+        return None
+    from pagewarden.proxy._session import session_proxy
+
+    return session_proxy(active, host_map=host_map, options=proxy_options)
 
 
 def _friendly(exc: Exception) -> Exception:
@@ -59,13 +77,21 @@ async def launch(
     browser_args: tuple[str, ...] = (),
     context_options: Mapping[str, Any] | None = None,
     console: Any = None,
+    proxy: bool = False,
+    proxy_options: Mapping[str, Any] | None = None,
     **guard_options: Any,
 ) -> AsyncIterator[Any]:
     """Start Chromium (a system Chromium if present, else Playwright's) and yield a guarded page.
 
     Either pass a `Guard`, or `Guard` keyword options (`policies=`, `goal=`, `mode=` …);
-    `trace_dir` then receives ``trace.jsonl``. The network layer (proxy) is not part of this
-    version: the browser connects directly.
+    `trace_dir` then receives ``trace.jsonl``.
+
+    `proxy=True` starts the network layer first (`pagewarden.proxy`: mitmproxy on a free
+    127.0.0.1 port enforcing the guard's policies; `proxy_options` sets its options, e.g.
+    ``{"pagewarden_strict": True, "pagewarden_allow_hosts": [...]}``), checks that it refuses
+    what it must, and only then starts Chromium with every request (loopback included, no
+    QUIC) going through it; its refusals are ``network`` events of the guard. `host_map` then
+    goes to the proxy, which resolves names for the browser.
 
     `console`: ``True`` serves a supervision console on this event loop for the run (its URL
     is printed on stderr), or pass a running `pagewarden.console.Console` or a console's URL.
@@ -79,19 +105,31 @@ async def launch(
         console = own_console = await Console().start_async()
         _announce(own_console)
     active = _guard(guard, trace_dir, guard_options, console)
-    async with async_playwright() as playwright:
-        try:
-            browser = await playwright.chromium.launch(**_launch_options(headless, host_map, browser_args))
-        except Error as exc:
-            raise _friendly(exc) from exc
-        try:
-            context = await browser.new_context(**dict(context_options or {}))
-            yield active.wrap(await context.new_page())
-        finally:
-            await browser.close()
-            active.close()
-            if own_console is not None:
-                await own_console.aclose()
+    network = _network(active, proxy, host_map, proxy_options)
+    try:
+        if network is not None:
+            from pagewarden.proxy._session import verify_enforcing
+
+            await network.start_async()
+            await asyncio.to_thread(verify_enforcing, network)
+        async with async_playwright() as playwright:
+            try:
+                browser = await playwright.chromium.launch(
+                    **_launch_options(headless, host_map, browser_args, network)
+                )
+            except Error as exc:
+                raise _friendly(exc) from exc
+            try:
+                context = await browser.new_context(**dict(context_options or {}))
+                yield active.wrap(await context.new_page())
+            finally:
+                await browser.close()
+    finally:
+        if network is not None:
+            network.stop()
+        active.close()
+        if own_console is not None:
+            await own_console.aclose()
 
 
 @contextmanager
@@ -104,10 +142,13 @@ def launch_sync(
     browser_args: tuple[str, ...] = (),
     context_options: Mapping[str, Any] | None = None,
     console: Any = None,
+    proxy: bool = False,
+    proxy_options: Mapping[str, Any] | None = None,
     **guard_options: Any,
 ) -> Iterator[Any]:
     """`launch` for Playwright's sync API (exported as `pagewarden.sync_api.launch`); with
-    ``console=True`` the console runs on a background thread."""
+    ``console=True`` the console runs on a background thread, and with ``proxy=True`` the
+    proxy runs on its own thread as under the async API."""
     from playwright.sync_api import Error, sync_playwright
 
     own_console = None
@@ -117,16 +158,27 @@ def launch_sync(
         console = own_console = Console().start()
         _announce(own_console)
     active = _guard(guard, trace_dir, guard_options, console)
-    with sync_playwright() as playwright:
-        try:
-            browser = playwright.chromium.launch(**_launch_options(headless, host_map, browser_args))
-        except Error as exc:
-            raise _friendly(exc) from exc
-        try:
-            context = browser.new_context(**dict(context_options or {}))
-            yield active.wrap(context.new_page())
-        finally:
-            browser.close()
-            active.close()
-            if own_console is not None:
-                own_console.close()
+    network = _network(active, proxy, host_map, proxy_options)
+    try:
+        if network is not None:
+            from pagewarden.proxy._session import verify_enforcing
+
+            network.start()
+            verify_enforcing(network)
+        with sync_playwright() as playwright:
+            try:
+                options = _launch_options(headless, host_map, browser_args, network)
+                browser = playwright.chromium.launch(**options)
+            except Error as exc:
+                raise _friendly(exc) from exc
+            try:
+                context = browser.new_context(**dict(context_options or {}))
+                yield active.wrap(context.new_page())
+            finally:
+                browser.close()
+    finally:
+        if network is not None:
+            network.stop()
+        active.close()
+        if own_console is not None:
+            own_console.close()

@@ -448,5 +448,8 @@ def eval_stwebagentbench(paths: tuple[Path, ...], json_out: Path | None) -> None
         sys.exit(1)
 
 
+# The policy agent's commands (`policies extract`, `policies store …`) live in their own module.
+import pagewarden._cli_policy_agent  # noqa: E402, F401
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -70,6 +70,8 @@ class Policy(BaseModel):
     source: PolicySource | None = None
     rules: list[Rule] = Field(default_factory=list)
     references: list[Reference] = Field(default_factory=list)
+    #: extracted by the offline extractor (or not yet confirmed by a person): check it
+    needs_review: bool = False
 
     @field_validator("id")
     @classmethod
@@ -109,4 +111,6 @@ class Policy(BaseModel):
         """The policy as written in a policy file (rules in their one-key form)."""
         data = self.model_dump(mode="json", exclude_none=True)
         data["rules"] = [rule_to_dict(rule) for rule in self.rules]
+        if not self.needs_review:
+            del data["needs_review"]  # the default; files written before it existed stay as they were
         return data

@@ -391,7 +391,7 @@ def parse_rule(entry: Any) -> Rule:
 
 def rule_to_dict(rule: Rule) -> dict[str, Any]:
     """The one-key mapping form of a rule, as written in policy files."""
-    body = rule.model_dump(mode="json")
+    body = rule.model_dump(mode="json", exclude_defaults=True)
     if rule.kind in _PATTERN_KINDS:
         patterns = body["patterns"]
         return {rule.kind: patterns[0] if len(patterns) == 1 else patterns}

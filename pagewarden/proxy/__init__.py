@@ -1,1 +1,32 @@
-"""pagewarden.proxy."""
+"""The network layer: mitmproxy addons run in-process next to the browser.
+
+* `EgressPolicy` — which hosts and URLs the browser may reach (the policies' URL and domain
+  rules, deny by default for anything unjudgeable); refusals are 403 pages naming the policy.
+* `HostMap` — made-up host names resolved to a local port (tests, demo).
+* `ProxyServer` — mitmproxy on its own thread and event loop, on a fresh 127.0.0.1 port.
+
+See README, "Network layer", for the exact rules.
+"""
+
+from pagewarden.proxy._ca import ca_dir, config_dir, spki_pin
+from pagewarden.proxy._egress import NETWORK_POLICY, EgressPolicy, EgressRules, is_navigation
+from pagewarden.proxy._hostmap import HostMap
+from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal, refusal_page
+from pagewarden.proxy._server import ProxyError, ProxyServer, free_port
+
+__all__ = [
+    "NETWORK_POLICY",
+    "REFUSED_HEADER",
+    "EgressPolicy",
+    "EgressRules",
+    "HostMap",
+    "ProxyError",
+    "ProxyServer",
+    "Refusal",
+    "ca_dir",
+    "config_dir",
+    "free_port",
+    "is_navigation",
+    "refusal_page",
+    "spki_pin",
+]

@@ -1,0 +1,77 @@
+"""The network layer of one guarded session: the proxy `launch(proxy=True)` starts for a
+guard, the Chromium flags that send every request through it, and the check that it
+enforces before any browser starts."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Mapping
+from typing import Any
+
+from pagewarden.proxy._ca import CA_CERT, spki_pin
+from pagewarden.proxy._egress import EgressPolicy
+from pagewarden.proxy._hostmap import HostMap
+from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal
+from pagewarden.proxy._server import ProxyError, ProxyServer
+
+__all__ = ["PROBE_HOST", "chromium_proxy_args", "session_proxy", "verify_enforcing"]
+
+#: A host every pagewarden proxy refuses; `verify_enforcing` asks for it.
+PROBE_HOST = "enforcement-probe.pagewarden.invalid"
+
+
+def session_proxy(
+    guard: Any,
+    *,
+    host_map: Mapping[str, int] | None = None,
+    options: Mapping[str, Any] | None = None,
+    addons: tuple[Any, ...] = (),
+) -> ProxyServer:
+    """A (not yet started) proxy enforcing `guard`'s policies; its refusals are emitted on
+    the guard's event bus as ``network`` events (redacted by the guard) and logged."""
+
+    def report(refusal: Refusal) -> None:
+        if refusal.host == PROBE_HOST:  # the start-up check, not the browser
+            return
+        data = refusal.to_dict()
+        guard.emit("network", data)
+        guard.log.info("network_refused", **{k: data[k] for k in ("action", "host", "rule", "policy_id")})
+
+    egress = EgressPolicy(guard.policies, on_refusal=report)
+    chain: list[Any] = [HostMap(host_map)] if host_map else []
+    chain += [egress, *addons]
+    values = dict(options or {})
+    values["pagewarden_deny_hosts"] = [*values.get("pagewarden_deny_hosts", ()), PROBE_HOST]
+    return ProxyServer(chain, options=values)
+
+
+def verify_enforcing(server: ProxyServer, timeout: float = 10.0) -> None:
+    """Raise `ProxyError` unless the proxy answers a request for `PROBE_HOST` with
+    pagewarden's refusal (so a browser started behind it is really guarded)."""
+    request = f"GET http://{PROBE_HOST}/ HTTP/1.1\r\nHost: {PROBE_HOST}\r\nConnection: close\r\n\r\n"
+    try:
+        with socket.create_connection((server.host, server.port), timeout=timeout) as sock:
+            sock.sendall(request.encode("ascii"))
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+    except OSError as exc:
+        raise ProxyError(f"the proxy at {server.url} does not answer: {exc}") from exc
+    head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").lower()
+    if not head.startswith("http/1.1 403") or REFUSED_HEADER.lower() not in head:
+        raise ProxyError(f"the proxy at {server.url} is not enforcing: it did not refuse {PROBE_HOST}")
+
+
+def chromium_proxy_args(server: ProxyServer) -> tuple[str, ...]:
+    """Flags sending all of Chromium's traffic through `server`: loopback too (no bypass), no
+    QUIC, and the proxy's CA trusted by its SPKI pin (not by ignoring certificate errors)."""
+    cert = server.confdir / CA_CERT if server.confdir is not None else None
+    return (
+        f"--proxy-server={server.url}",
+        "--proxy-bypass-list=<-loopback>",
+        "--disable-quic",
+        f"--ignore-certificate-errors-spki-list={spki_pin(cert)}",
+    )

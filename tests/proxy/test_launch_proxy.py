@@ -1,0 +1,122 @@
+"""`launch(proxy=True)`: the proxy first, checked, then Chromium with every request through it."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from pagewarden import launch
+from pagewarden.guard import GuardEvent
+from pagewarden.proxy import EgressPolicy, ProxyError, ProxyServer
+from pagewarden.proxy import _session as session_module
+from pagewarden.proxy._session import verify_enforcing
+from pagewarden.sync_api import launch as launch_sync
+from pagewarden.testing import LocalSite
+from tests.proxy.conftest import policies
+
+pytestmark = pytest.mark.browser
+
+
+def _proxy_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("pagewarden-proxy-") and t.is_alive()]
+
+
+async def test_launch_with_proxy_enforces_what_the_page_does_by_itself(netsite: LocalSite) -> None:
+    async with launch(
+        proxy=True, host_map={"*.test": netsite.port}, policies=policies({"domain_deny": ["evil.test"]})
+    ) as page:
+        await page.goto("http://site.test/")
+        assert await page.title() == "Site"
+        await page.goto("http://site.test/script-redirect.html")  # the page leaves by itself
+        await page.wait_for_url("http://evil.test/script")
+        assert "Blocked by pagewarden" in await page.title()
+    assert netsite.requests_to("evil.test") == []
+    assert [r.path for r in netsite.requests_to("site.test")][:1] == ["/"]
+    assert not _proxy_threads()
+
+
+async def test_launch_refusals_are_network_events_of_the_guard(netsite: LocalSite) -> None:
+    from pagewarden import Guard
+
+    guard = Guard(policies=policies({"domain_deny": ["evil.test"]}))
+    events: list[GuardEvent] = []
+    guard.subscribe(events.append)
+    async with launch(guard, proxy=True, host_map={"*.test": netsite.port}) as page:
+        await page.goto("http://site.test/subresources.html")
+        await asyncio.sleep(0.5)
+    network = [e.data for e in events if e.kind == "network"]
+    assert network and all(d["host"] == "evil.test" for d in network)
+    assert {"policy_id": "P-NET", "rule": "domain_deny"}.items() <= network[0].items()
+    assert any(d["url"] == "http://evil.test/img" for d in network)
+
+
+async def test_loopback_goes_through_the_proxy_too(netsite: LocalSite) -> None:
+    from pagewarden import Guard
+    from pagewarden.testing import Response
+
+    loopback = f"http://127.0.0.1:{netsite.port}/loop.png"
+    netsite.route("site.test", "/loopback.html", lambda r: Response(f"<img src='{loopback}'>"))
+    guard = Guard(policies=policies({"domain_deny": ["127.0.0.1"]}))
+    events: list[GuardEvent] = []
+    guard.subscribe(events.append)
+    async with launch(guard, proxy=True, host_map={"*.test": netsite.port}) as page:
+        await page.goto("http://site.test/loopback.html")
+        await asyncio.sleep(0.5)
+    assert netsite.requests_to("127.0.0.1") == []
+    assert [e.data["url"] for e in events if e.kind == "network"] == [loopback]
+
+
+def test_launch_sync_with_proxy(netsite: LocalSite) -> None:
+    with launch_sync(
+        proxy=True, host_map={"*.test": netsite.port}, policies=policies({"domain_deny": ["evil.test"]})
+    ) as page:
+        page.goto("http://site.test/meta.html")
+        page.wait_for_url("http://evil.test/meta")
+        assert "P-NET" in page.content()
+    assert netsite.requests_to("evil.test") == []
+    assert not _proxy_threads()
+
+
+def test_a_proxy_that_does_not_enforce_is_detected() -> None:
+    with ProxyServer([]) as bare, pytest.raises(ProxyError, match="not enforcing"):  # no EgressPolicy
+        verify_enforcing(bare)
+
+
+async def test_launch_refuses_to_start_the_browser_behind_a_proxy_that_does_not_enforce(
+    netsite: LocalSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(session_module, "session_proxy", lambda guard, **kw: ProxyServer([]))
+    launched: list[object] = []
+    from playwright.async_api import BrowserType
+
+    original = BrowserType.launch
+
+    async def spy(self, **kwargs):
+        launched.append(kwargs)
+        return await original(self, **kwargs)
+
+    monkeypatch.setattr(BrowserType, "launch", spy)
+    with pytest.raises(ProxyError):
+        async with launch(proxy=True, host_map={"*.test": netsite.port}):
+            pass
+    assert launched == []
+    assert not _proxy_threads()
+
+
+async def test_launch_stops_the_proxy_when_the_agent_fails(netsite: LocalSite) -> None:
+    with pytest.raises(RuntimeError, match="agent crashed"):
+        async with launch(proxy=True, host_map={"*.test": netsite.port}) as page:
+            await page.goto("http://site.test/")
+            assert _proxy_threads()
+            raise RuntimeError("agent crashed")
+    assert not _proxy_threads()
+
+
+def test_egress_addon_is_first_after_the_host_map() -> None:
+    from pagewarden import Guard
+
+    server = session_module.session_proxy(Guard(), host_map={"*.test": 1})
+    assert isinstance(server.addons[1], EgressPolicy)
+    assert session_module.PROBE_HOST in server.extra_options["pagewarden_deny_hosts"]
