@@ -20,9 +20,11 @@ from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardE
 from pagewarden.guard._step import Action, Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.interceptors._methods import ActionSpec
+from pagewarden.interceptors._request import follow_redirects
 from pagewarden.observe._facts import ElementFacts, Observation, TextSource
 from pagewarden.observe._gather import (
     Call,
+    EngineMissing,
     FactsUnavailable,
     facts_at_point,
     facts_of_focused,
@@ -238,7 +240,12 @@ def _observe(
     sources: tuple[TextSource, ...] = ()
     raw = owner._pw_obj
     timeout = kwargs.get("timeout")
-    try:
+
+    def read(engine: str | None) -> Pipeline:
+        target: ElementFacts | None = None
+        drop: ElementFacts | None = None
+        count: int | None = None
+        sources: tuple[TextSource, ...] = ()
         if spec.target == "self" and owner._pw_type == "Locator":
             target, count, sources = yield from facts_of_locator(
                 raw,
@@ -292,7 +299,7 @@ def _observe(
                 sources = yield from value_sources(
                     page, needle, ugc_selectors=ugc, lib=lib, path=url_path, engine=engine
                 )
-            except FactsUnavailable:
+            except (FactsUnavailable, EngineMissing):
                 raise
             except Exception as exc:  # noqa: BLE001 - mid-navigation pages have no text to search
                 notes.append(f"page text unavailable: {type(exc).__name__}")
@@ -307,6 +314,17 @@ def _observe(
                 drop, _, _ = yield from facts_of_locator(
                     drop_raw, strict=True, ugc_selectors=ugc, lib=lib, engine=engine
                 )
+        return target, drop, count, sources
+
+    try:
+        try:
+            target, drop, count, sources = yield from read(engine)
+        except EngineMissing:
+            # Playwright had set up this document's utility world before the reader's engine
+            # was registered: the main-world reader reads it (patchable; no pinning there).
+            shared.mark_engine_missing(page)
+            notes.append("facts read in the page's own world: the document predates the guard's reader")
+            target, drop, count, sources = yield from read(None)
     except FactsUnavailable as exc:
         notes.append(f"facts-unavailable: {exc}")
     title: str | None = None
@@ -491,7 +509,10 @@ def guarded_action(
         and page is not None
     )
     try:
-        result = yield Call(method, call_args, call_kwargs)
+        if action.kind == "request" and owner._pw_type == "APIRequestContext":
+            result = yield from follow_redirects(shared, owner, name, method, call_args, call_kwargs, step)
+        else:
+            result = yield Call(method, call_args, call_kwargs)
         if pinned:
             try:
                 stopped = yield from stopped_navigations(

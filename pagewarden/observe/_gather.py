@@ -25,6 +25,7 @@ from pagewarden.observe._facts import ElementFacts, TextSource
 
 __all__ = [
     "Call",
+    "EngineMissing",
     "FactsUnavailable",
     "Gather",
     "facts_at_point",
@@ -136,11 +137,25 @@ def _parse(text: Any) -> Any:
         raise FactsUnavailable(f"the facts reader's answer is not JSON: {exc}") from None
 
 
+class EngineMissing(Exception):
+    """The document's utility world was set up before the reader's engine was registered
+    (Playwright had already acted in it): the main-world reader stands in there."""
+
+
+_MISSING = ("reading 'queryAll'", "reading 'query'", "Unknown engine")
+
+
 def _read(scope: Any, engine: str, entry: str, opts: dict[str, Any], timeout: float | None = None) -> Gather:
     """One round trip: `entry` of the reader in the utility world of `scope`'s frame."""
     kwargs = {} if timeout is None else {"timeout": timeout}
     selector = _engine_selector(engine, entry, {**opts, "lib": engine})
-    return _parse((yield Call(scope.locator(selector).get_attribute, ("d",), kwargs)))
+    try:
+        text = yield Call(scope.locator(selector).get_attribute, ("d",), kwargs)
+    except Exception as exc:
+        if any(marker in str(exc) for marker in _MISSING):
+            raise EngineMissing(str(exc)) from None
+        raise
+    return _parse(text)
 
 
 def _run(fn: Callable[..., Any], entry: str, head: tuple[Any, ...], opts: dict[str, Any]) -> Gather:
@@ -243,7 +258,7 @@ def facts_of_locator(
         try:
             scope = locator if strict else locator.first
             result = _check((yield from _read(scope, engine, "locator", opts, timeout)))
-        except FactsUnavailable:
+        except (FactsUnavailable, EngineMissing):
             raise
         except Exception as exc:
             if strict and "strict mode violation" in str(exc):
@@ -283,7 +298,12 @@ def facts_of_handle(
     }  # fmt: skip
     if engine:
         selector = _engine_selector(engine, "locator", {**opts, "lib": engine})
-        holder = yield Call(handle.query_selector, (selector,))
+        try:
+            holder = yield Call(handle.query_selector, (selector,))
+        except Exception as exc:
+            if any(marker in str(exc) for marker in _MISSING):
+                raise EngineMissing(str(exc)) from None
+            raise
         if holder is None:
             raise FactsUnavailable("the facts reader gave no answer")
         result = _check(_parse((yield Call(holder.get_attribute, ("d",)))))

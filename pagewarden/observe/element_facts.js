@@ -263,7 +263,9 @@ function __pwLibrary() {
     return instanceGet(formGetters, el, null) || closestAcross(el, "form");
   }
 
-  function formFacts(el, submitter) {
+  function formFacts(el, submitter, withFields) {
+    // Where the form posts; the fields it would carry only when the action submits it (their
+    // number and size grow with the form, and only a submission sends them).
     const form = formOf(el);
     if (!form) return null;
     const attr = (submitter && getAttr(submitter, "formaction")) || getAttr(form, "action");
@@ -272,8 +274,8 @@ function __pwLibrary() {
     const method = toLower((submitter && getAttr(submitter, "formmethod")) || getAttr(form, "method") || "get");
     const target = (submitter && getAttr(submitter, "formtarget")) || getAttr(form, "target") || null;
     const fields = [];
-    let n = 0;
-    for (const f of formElementsOf(form)) {
+    let n = withFields === false ? 60 : 0;
+    for (const f of withFields === false ? [] : formElementsOf(form)) {
       if (n++ >= 60) break;
       const name = instanceGet(nameGetters, f, getAttr(f, "name"));
       if (!name || instanceGet(disabledGetters, f, false)) continue;
@@ -666,7 +668,7 @@ function __pwLibrary() {
       link_target: link ? getAttr(link, "target") : null,
       download: !!(link && hasAttr(link, "download")),
       pings: pingsOf(link),
-      form: formFacts(submitter || el, submitter),
+      form: formFacts(submitter || el, submitter, !!submitter || !!(act && act.form)),
       is_submit: !!submitter || !!(act && act.form),
       activation: act ? (act.via || "direct") : null,
       pointed: act && act.pointed && act.pointed !== el ? describe(act.pointed) : null,
@@ -692,7 +694,35 @@ function __pwLibrary() {
     return joinList(names.map((n) => "[" + n + "*=" + quoted + " i]"), ", ");
   }
 
+  // Page-wide searches are cached until the DOM changes (a mutation observer bumps the version).
+  let domVersion = 0;
+  const sourceCache = new Map();
+  let observing = false;
+  function observeChanges() {
+    if (observing) return;
+    observing = true;
+    try {
+      new MutationObserver(() => { domVersion++; }).observe(document,
+        {subtree: true, childList: true, characterData: true, attributes: true});
+    } catch (e) { observing = false; }
+  }
+
   function sources(needle, opts) {
+    opts = opts || {};
+    if (!needle || needle.length < 6) return [];
+    observeChanges();
+    const key = needle + "\u0000" + (opts.path || "") + "\u0000" + joinList(opts.ugc || [], ",");
+    const hit = observing ? sourceCache.get(key) : null;
+    if (hit && hit.version === domVersion) return hit.out;
+    const out = searchSources(needle, opts);
+    if (observing) {
+      if (sourceCache.size > 32) sourceCache.clear();
+      sourceCache.set(key, {version: domVersion, out});
+    }
+    return out;
+  }
+
+  function searchSources(needle, opts) {
     // Where `needle` (a typed value, or a URL as host+path) occurs in the page: text (hidden
     // included), link targets and aria/title attributes, each with its surroundings. Native
     // searches first, so a page without the needle costs one textContent scan and two queries.

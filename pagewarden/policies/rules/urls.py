@@ -245,13 +245,47 @@ class UrlAllow(_UrlRule):
             return
 
 
+#: Actions that act on the page the tab shows (judged when that page is outside an allow-list).
+_ON_PAGE = frozenset(
+    {"click", "dblclick", "tap", "press", "type", "fill", "clear", "check", "uncheck", "select_option",
+     "set_input_files", "drag", "drop", "dispatch_event", "hover", "focus", "select_text", "accept_dialog",
+     "evaluate", "add_script_tag", "add_style_tag", "set_content", "reload"}
+)  # fmt: skip
+
+
 @register("domain_allow")
 class DomainAllow(CompiledRule):
-    """Evaluator of `domain_allow` rules."""
+    """Evaluator of `domain_allow` rules.
 
-    kinds = _NAV_KINDS
+    Besides where an action leads, it judges where the tab already is: once the tab shows a
+    page outside the allow-list (however it got there: a redirect, a script, a popup), actions
+    on that page are refused, with guidance to go back. Leaving it (`go_back`, `goto` an allowed
+    page) is not.
+    """
+
+    kinds = _NAV_KINDS | _ON_PAGE
+
+    def _outside(self, ctx: RuleContext) -> str | None:
+        url = ctx.page_url
+        if ctx.action.kind not in _ON_PAGE or not ctx.step.observation.url or url.url in _HARMLESS:
+            return None
+        if url.scheme in ("about", "chrome-error") and not url.host:
+            return None
+        if url.host and any(host_matches(url.host, p) for p in self.rule.patterns):
+            return None
+        return url.host or f"a {url.scheme or 'relative'}: page"
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        where = self._outside(ctx)
+        if where is not None:
+            allowed = ", ".join(self.rule.patterns)
+            yield self.finding(
+                f"the tab is on {where}, outside the allowed domains; actions on that page are not allowed",
+                guidance=f"This page is outside the allowed domains ({allowed}). Do not act on it: go back "
+                "(page.go_back()) or open a page on an allowed domain (page.goto(...)), then continue.",
+                evidence={"page": ctx.page_url.url, "allowed": list(self.rule.patterns)},
+            )
+            return
         for dest in destinations(ctx):
             if dest.url.url in _HARMLESS:
                 continue
