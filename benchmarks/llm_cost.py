@@ -1,21 +1,31 @@
-"""What the semantic tier costs on the demo's sessions: model calls per step, prompt size
-against sending the whole accessibility tree, and the guard's added time excluding the model.
+"""What the semantic tier costs: model calls per step, prompt size against sending the whole
+accessibility tree, and the guard's added time excluding the model.
 
-The demo (every scenario, benign and naive agent) runs guarded with the semantic tier
-pointed at `ScriptedLLM`, which answers at once ("nothing wrong"), so what is timed is the
-guard's own work: taking the aria snapshot, pruning it, building and fencing the prompt,
-parsing and applying the answer, and the hops to the background loop. The traces the demo
-writes (``--out``) are then read back; per consulted step a verdict records the reasons,
-tokens, the pruned and the whole tree's size, and the timings.
+Two sets of sessions run guarded with the semantic tier pointed at `ScriptedLLM`, which
+answers at once ("nothing wrong"), so what is timed is the guard's own work: taking the aria
+snapshot, pruning it, building and fencing the prompt, parsing and applying the answer, and
+the hops to the background loop.
+
+* ``demo``: the demo (every scenario, benign and naive agent). Its pages are small
+  (≈1,000-token trees), so there the prompt's fixed part dominates the comparison.
+* ``large``: made-up pages of the size agents meet (`_large_site`: an issue list of 80
+  issues, an issue with 70 comments, a settings form of 120 fields, a forum thread of 80
+  posts; 240–780 interactive elements, 10k–26k-token trees), three benign sessions and one
+  agent that follows a planted injection (`_large_sessions`).
+
+The traces are then read back; per consulted step a verdict records the reasons, tokens,
+the pruned and the whole tree's size, and the timings.
 
 * calls per step: model calls / guarded steps, for benign and attack sessions;
 * prompt ratio: prompt tokens per call / the same prompt with the whole tree instead of the
   pruned one (prompt - pruned tree + whole tree), summed over calls, and per call;
 * added latency excluding model time: ``semantic - model`` ms per consulted step.
 
-Prompt tokens are what the server reports (ScriptedLLM: about 4 characters a token).
+Prompt tokens are what the server reports (ScriptedLLM: about 4 characters a token, message
+text only); the answer's JSON schema travels as ``response_format`` where the server does
+structured output, and its size is reported separately (``schema_tokens``).
 
-    .venv/bin/python benchmarks/llm_cost.py [--out-dir pagewarden-out/llm-cost] [--json llm_cost.json]
+    .venv/bin/python benchmarks/llm_cost.py [--sets demo,large] [--out-dir pagewarden-out/llm-cost]
 """
 
 from __future__ import annotations
@@ -36,7 +46,12 @@ from rich.table import Table
 from pagewarden import __version__
 from pagewarden.demo.agents import SCENARIOS
 from pagewarden.demo.runner import run_demo_async
+from pagewarden.judge._answers import Assessment
+from pagewarden.llm import json_schema_of
 from pagewarden.testing import ScriptedLLM
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _large_sessions import run_large_sessions
 
 DEFAULT_JSON = Path(__file__).parent / "results" / "llm_cost.json"
 FINE = {
@@ -90,6 +105,7 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         "tree_tokens_per_call": round(tree / calls, 1) if calls else 0.0,
         "whole_tree_tokens_per_call": round(tree_whole / calls, 1) if calls else 0.0,
         "tree_ratio": round(tree / tree_whole, 4) if tree_whole else None,
+        "prompt_without_tree_tokens_per_call": round((prompt - tree) / calls, 1) if calls else 0.0,
         "added_ms_excluding_model_p50": round(statistics.median(added), 2) if added else 0.0,
         "added_ms_excluding_model_p95": round(_percentile(added, 0.95), 2),
         "snapshot_ms_p50": round(statistics.median(snapshot), 2) if snapshot else 0.0,
@@ -111,42 +127,57 @@ def read_traces(directory: Path) -> dict[str, list[dict[str, Any]]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out-dir", type=Path, default=Path("pagewarden-out") / "llm-cost",
-                        help="where the demo writes its traces")  # fmt: skip
+                        help="where the sessions write their traces")  # fmt: skip
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="JSON output path")
+    parser.add_argument("--sets", default="demo,large", help="session sets to run: demo, large or both")
     parser.add_argument(
-        "--traces", type=Path, help="read an existing demo output directory instead of running"
+        "--traces", type=Path, help="read an existing output directory (demo/, large/) instead of running"
     )
     args = parser.parse_args(argv)
     console = Console()
-    directory = args.traces
-    demo_ok = None
-    if directory is None:
-        directory = args.out_dir
+    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
+    unknown = sorted(set(sets) - {"demo", "large"})
+    if unknown:
+        parser.error(f"unknown session set(s): {', '.join(unknown)}")
+    directory = args.traces or args.out_dir
+    runs: dict[str, Any] = {}
+    if args.traces is None:
         with ScriptedLLM(default=FINE) as llm:
-            result = asyncio.run(run_demo_async(directory, scenarios=SCENARIOS, llm=llm.config(timeout=30)))
-        demo_ok = result.ok
-    groups = read_traces(directory)
-    results = {name: summarise(records) for name, records in groups.items()}
-    table = Table(title="semantic tier cost on the demo's sessions (ScriptedLLM answering at once)")
+            if "demo" in sets:
+                result = asyncio.run(
+                    run_demo_async(directory / "demo", scenarios=SCENARIOS, llm=llm.config(timeout=30))
+                )
+                runs["demo_ok"] = result.ok
+            if "large" in sets:
+                config = llm.config(timeout=30)
+                runs["large_steps"] = asyncio.run(run_large_sessions(directory / "large", config))
+    results: dict[str, Any] = {}
+    for name in sets:
+        for group, records in read_traces(directory / name).items():
+            results[f"{name}-{group}"] = summarise(records)
+    table = Table(title="semantic tier cost (ScriptedLLM answering at once)")
     for column in ("sessions", "steps", "calls/step", "prompt tok/call", "whole-tree prompt", "ratio",
-                   "tree / whole tree", "added ms p50 (excl. model)", "p95"):  # fmt: skip
+                   "max", "tree / whole tree", "added ms p50 (excl. model)", "p95"):  # fmt: skip
         table.add_column(column, justify="right")
     for name, r in results.items():
+        ratio, worst = r["prompt_ratio"], r["prompt_ratio_per_call_max"]
         table.add_row(
             name, str(r["steps"]), f"{r['calls_per_step']:.3f}", f"{r['prompt_tokens_per_call']:.0f}",
             f"{r['whole_tree_prompt_tokens_per_call']:.0f}",
-            f"{r['prompt_ratio']:.0%}" if r["prompt_ratio"] is not None else "-",
+            f"{ratio:.0%}" if ratio is not None else "-", f"{worst:.0%}" if worst is not None else "-",
             f"{r['tree_tokens_per_call']:.0f} / {r['whole_tree_tokens_per_call']:.0f}",
             f"{r['added_ms_excluding_model_p50']:.1f}", f"{r['added_ms_excluding_model_p95']:.1f}",
         )  # fmt: skip
     console.print(table)
+    schema = json.dumps(json_schema_of(Assessment), separators=(",", ":"))
     document = {
         "benchmark": "llm_cost",
         "pagewarden": __version__,
         "python": sys.version.split()[0],
         "machine": platform.machine(),
         "load_average_1m": round(os.getloadavg()[0], 2),
-        "demo_ok": demo_ok,
+        "schema_tokens": (len(schema) + 3) // 4,
+        **runs,
         "results": results,
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -75,6 +75,10 @@ def _print_report(result, out: Path | None) -> None:
     help="Policy file to write (YAML, or JSON for .json). An existing file is merged into, and its "
     "previous version kept as FILE.rN. Without -o (and --store) the policies go to stdout.",
 )  # fmt: skip
+@click.option(
+    "--store", "store_path", type=click.Path(dir_okay=False, path_type=Path),
+    help="Policy store (SQLite) to merge the policies into, as one versioned change.",
+)  # fmt: skip
 @click.option("--subject", help='Whom the policies are for (e.g. "web agents acting for employees").')
 @click.option("--org", help="The organisation whose documents these are.")
 @click.option(
@@ -84,6 +88,7 @@ def _print_report(result, out: Path | None) -> None:
 def policies_extract(
     sources: tuple[str, ...],
     out: Path | None,
+    store_path: Path | None,
     subject: str | None,
     org: str | None,
     offline: bool,
@@ -103,6 +108,11 @@ def policies_extract(
 
     llm = None if offline else _llm_config(llm_base_url, llm_model, llm_config)
     existing = None
+    store = _open_store(store_path) if store_path is not None else None
+    if out is not None and store is not None:
+        raise click.UsageError("give -o FILE or --store DB, not both")
+    if store is not None:
+        existing = store.policies()
     if out is not None and out.exists():
         try:
             existing = PolicySet.load(out)
@@ -129,6 +139,14 @@ def policies_extract(
             err_console.print(
                 f"[green]wrote[/green] {out}: {len(result.policies)} policies{kept}", highlight=False
             )
+    elif store is not None:
+        if result.new:
+            change = store.put(result.new, cause="extract", detail=", ".join(sources))
+            err_console.print(
+                f"[green]stored[/green] {len(result.new)} policies in {store_path} (change {change.id})"
+                if change else f"{store_path} unchanged", highlight=False,
+            )  # fmt: skip
+        store.close()
     elif result.new:
         click.echo(yaml.safe_dump(PolicySet(result.new).to_dict(), sort_keys=False, allow_unicode=True))
     if result.errors or not result.documents:
@@ -138,4 +156,155 @@ def policies_extract(
         sys.exit(1)
 
 
-__all__ = ["console", "policies_extract"]
+# -- the store ---------------------------------------------------------------------------------
+def _open_store(path: Path, *, must_exist: bool = False):
+    from pagewarden.policies.store import PolicyStore, StoreError
+
+    if must_exist and not path.exists():
+        err_console.print(f"[red]error[/red] {path}: no such policy store", highlight=False)
+        sys.exit(1)
+    try:
+        return PolicyStore(path)
+    except StoreError as exc:
+        err_console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+
+
+def _store_call(function, *args, **kwargs):
+    from pagewarden.policies.store import StoreError
+
+    try:
+        return function(*args, **kwargs)
+    except (StoreError, PolicyError, OSError) as exc:
+        err_console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+
+
+_DB = click.argument("db", type=click.Path(dir_okay=False, path_type=Path))
+
+
+@policies.group("store")
+def store_group() -> None:
+    """The versioned policy store (SQLite): list, show, history, changes, diff, export, import, delete."""
+
+
+@store_group.command("list")
+@_DB
+@click.option("--json", "as_json", is_flag=True, help="Print the current policies as JSON.")
+def store_list(db: Path, as_json: bool) -> None:
+    """The current policies in DB, with their version and reference count."""
+    import json
+
+    from rich.table import Table
+
+    store = _open_store(db, must_exist=True)
+    policy_set = _store_call(store.policies)
+    if as_json:
+        click.echo(json.dumps(policy_set.to_dict(), indent=2, ensure_ascii=False))
+        return
+    versions = {p.id: len(_store_call(store.history, p.id)) for p in policy_set}
+    table = Table(title=f"{db} — {len(policy_set)} policies, revision {_store_call(store.revision)}")
+    for column in ("id", "v", "category", "risk", "refs", "review", "description", "rules"):
+        table.add_column(column, overflow="fold")
+    for p in policy_set:
+        rules = ", ".join(rule.kind for rule in p.rules) or "-"
+        table.add_row(p.id, str(versions[p.id]), p.category.value, p.risk_level.value, str(len(p.references)),
+                      "yes" if p.needs_review else "", p.description, rules)  # fmt: skip
+    console.print(table)
+
+
+@store_group.command("show")
+@_DB
+@click.argument("policy_id")
+@click.option("--version", "number", type=int, help="Show this version instead of the current one.")
+def store_show(db: Path, policy_id: str, number: int | None) -> None:
+    """One policy (YAML), with its references and provenance."""
+    store = _open_store(db, must_exist=True)
+    policy = _store_call(store.version, policy_id, number) if number else _store_call(store.get, policy_id)
+    if policy is None:
+        which = f" version {number}" if number else ""
+        err_console.print(f"[red]error[/red] no policy {policy_id!r}{which}", highlight=False)
+        sys.exit(1)
+    click.echo(yaml.safe_dump(policy.to_dict(), sort_keys=False, allow_unicode=True), nl=False)
+
+
+@store_group.command("history")
+@_DB
+@click.argument("policy_id")
+def store_history(db: Path, policy_id: str) -> None:
+    """Every version of a policy: when, why (cause), by whom."""
+    store = _open_store(db, must_exist=True)
+    history = _store_call(store.history, policy_id)
+    if not history:
+        err_console.print(f"[red]error[/red] no policy {policy_id!r} in {db}", highlight=False)
+        sys.exit(1)
+    for item in history:
+        what = "deleted" if item.policy is None else f"{len(item.policy.references)} references"
+        console.print(
+            f"v{item.version}  change {item.change.id}  {item.change.at}  {item.change.cause:<9}  "
+            f"{item.change.actor}  {what}  {item.change.detail}", highlight=False, soft_wrap=True,
+        )  # fmt: skip
+
+
+@store_group.command("diff")
+@_DB
+@click.argument("policy_id")
+@click.argument("old", type=int, required=False)
+@click.argument("new", type=int, required=False)
+def store_diff(db: Path, policy_id: str, old: int | None, new: int | None) -> None:
+    """The difference between two versions of a policy (default: the last two)."""
+    store = _open_store(db, must_exist=True)
+    click.echo(_store_call(store.diff, policy_id, old, new), nl=False)
+
+
+@store_group.command("changes")
+@_DB
+@click.option("--since", type=int, default=0, help="Only changes after this change id.")
+@click.option("--limit", type=int, help="Only the latest N changes.")
+def store_changes(db: Path, since: int, limit: int | None) -> None:
+    """The store's change log: each change, its cause and the policies it touched."""
+    store = _open_store(db, must_exist=True)
+    for change in _store_call(store.changes, since=since, limit=limit):
+        ids = ", ".join(change.policy_ids[:8]) + (" …" if len(change.policy_ids) > 8 else "")
+        line = f"{change.id}  {change.at}  {change.cause:<9}  {change.actor}  [{ids}]  {change.detail}"
+        console.print(line, highlight=False, soft_wrap=True)
+
+
+@store_group.command("export")
+@_DB
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), help="File (YAML or .json).")
+def store_export(db: Path, out: Path | None) -> None:
+    """The current policies as a policy file (references included): to FILE or stdout."""
+    store = _open_store(db, must_exist=True)
+    data = _store_call(store.export, out)
+    if out is None:
+        click.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), nl=False)
+    else:
+        err_console.print(f"[green]wrote[/green] {out}: {len(data['policies'])} policies", highlight=False)
+
+
+@store_group.command("import")
+@_DB
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+def store_import(db: Path, file: Path) -> None:
+    """Store the policies of a policy FILE (new ids added, changed ones versioned)."""
+    store = _open_store(db)
+    change = _store_call(store.import_policies, file)
+    if change is None:
+        err_console.print(f"{db} unchanged: {file} holds nothing new", highlight=False)
+    else:
+        err_console.print(f"[green]imported[/green] {len(change.policy_ids)} policies (change {change.id})",
+                          highlight=False)  # fmt: skip
+
+
+@store_group.command("delete")
+@_DB
+@click.argument("policy_ids", nargs=-1, required=True)
+def store_delete(db: Path, policy_ids: tuple[str, ...]) -> None:
+    """Delete policies (their history is kept)."""
+    store = _open_store(db, must_exist=True)
+    change = _store_call(store.delete, policy_ids)
+    err_console.print(f"[green]deleted[/green] {', '.join(policy_ids)} (change {change.id})", highlight=False)
+
+
+__all__ = ["console", "policies_extract", "store_group"]

@@ -26,13 +26,15 @@ def _guard(
 ) -> Guard:
     if guard is not None:
         if guard_options:
-            raise TypeError("pass either a Guard or Guard options, not both")
+            raise TypeError("pass either a Guard or Guard options (record= included), not both")
         if console is not None:
             from pagewarden.console import attach
 
             attach(guard, console)
         return guard
     trace = Path(trace_dir) / "trace.jsonl" if trace_dir is not None else None
+    if trace is not None and guard_options.get("record") is not None:
+        raise TypeError("pass either trace_dir= or record= (a recorded session holds its own trace)")
     return Guard(trace=trace, console=console, **guard_options)
 
 
@@ -84,7 +86,8 @@ async def launch(
     """Start Chromium (a system Chromium if present, else Playwright's) and yield a guarded page.
 
     Either pass a `Guard`, or `Guard` keyword options (`policies=`, `goal=`, `mode=` …);
-    `trace_dir` then receives ``trace.jsonl``.
+    `trace_dir` then receives ``trace.jsonl``; ``record=DIR`` (a Guard option) records the
+    whole session into DIR instead (see `Guard`).
 
     `proxy=True` starts the network layer first (`pagewarden.proxy`: mitmproxy on a free
     127.0.0.1 port enforcing the guard's policies; `proxy_options` sets its options, e.g.

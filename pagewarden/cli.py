@@ -9,7 +9,9 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from pagewarden._version import __version__
 from pagewarden.policies import PolicyError, PolicySet, baseline_policies
@@ -17,6 +19,22 @@ from pagewarden.policies import PolicyError, PolicySet, baseline_policies
 # Piped output (CI logs, files) gets a wide fixed width instead of rich's 80 columns.
 console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else 160)
+
+
+def _cells(*values: object) -> list[Text]:
+    """Table cells as literal text: a policy id, reason or URL containing Rich markup such as
+    ``[bold]`` or ``[/]`` is shown as written, never interpreted."""
+    return [value if isinstance(value, Text) else Text(str(value)) for value in values]
+
+
+def _error(problem: object) -> None:
+    """Print one problem (its text literal) as an error line on stderr."""
+    err_console.print(f"[red]error[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
+
+
+def _warning(problem: object) -> None:
+    """Print one problem (its text literal) as a warning line on stderr."""
+    err_console.print(f"[yellow]warning[/yellow] {escape(str(problem))}", highlight=False, soft_wrap=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -51,22 +69,77 @@ def policies() -> None:
 
 @policies.command("lint")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-def policies_lint(files: tuple[Path, ...]) -> None:
-    """Validate policy FILES (YAML or JSON); exit 1 if any has a problem."""
+@click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
+def policies_lint(files: tuple[Path, ...], strict: bool) -> None:
+    """Validate policy FILES (YAML or JSON); exit 1 if any has a problem.
+
+    Also warns about policies that can never fire on the offline tiers (no rules, rules that
+    cannot apply) and about domain patterns no host can match (`shop.test/`, `*.bad..com`).
+    """
+    from pagewarden.policies import lint_policies
+
     failed = 0
+    warned = 0
     for path in files:
         try:
             policy_set = PolicySet.load(path)
         except PolicyError as exc:
             failed += 1
             for problem in exc.problems:
-                err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+                _error(problem)
             continue
+        warnings = lint_policies(policy_set)
+        for problem in warnings:
+            _warning(problem)
+        warned += bool(warnings)
         rules = sum(len(p.rules) for p in policy_set)
-        console.print(f"[green]ok[/green] {path}: {len(policy_set)} policies, {rules} rules", highlight=False)
+        note = f", {len(warnings)} warning(s)" if warnings else ""
+        console.print(
+            f"[green]ok[/green] {escape(str(path))}: {len(policy_set)} policies, {rules} rules{note}",
+            highlight=False,
+        )
     if failed:
         err_console.print(f"{failed} of {len(files)} file(s) failed", highlight=False)
         sys.exit(1)
+    if strict and warned:
+        err_console.print(f"{warned} of {len(files)} file(s) with warnings (--strict)", highlight=False)
+        sys.exit(1)
+
+
+@policies.command("schema")
+@click.argument("kind", required=False)
+@click.option("--markdown", is_flag=True, help="Print the reference as the README's Markdown table.")
+@click.option("--json", "as_json", is_flag=True, help="Print the reference as JSON.")
+def policies_schema(kind: str | None, markdown: bool, as_json: bool) -> None:
+    """Print the field-by-field reference of every rule kind (or of KIND)."""
+    from pagewarden.policies import RULE_KINDS, reference_markdown, rule_reference
+
+    docs = rule_reference()
+    if kind is not None:
+        if kind not in RULE_KINDS:
+            raise click.UsageError(f"unknown rule kind {kind!r}; known kinds: {', '.join(RULE_KINDS)}")
+        docs = [d for d in docs if d.kind == kind]
+    if markdown:
+        click.echo(reference_markdown(), nl=False)
+        return
+    if as_json:
+        click.echo(json.dumps([d.to_dict() for d in docs], indent=2, ensure_ascii=False))
+        return
+    for doc in docs:
+        table = Table(title=Text(f"{doc.kind}: {doc.summary}"), title_justify="left", expand=True)
+        for column in ("field", "written as", "default", "meaning"):
+            table.add_column(column, overflow="fold", ratio=4 if column == "meaning" else None)
+        for field in doc.fields:
+            name = field.name + "".join(f" (or {a})" for a in field.aliases)
+            table.add_row(*_cells(name, field.type, field.default, field.description))
+        console.print(table)
+    if kind is None:
+        console.print(
+            "Each rule is a one-key mapping, `KIND: {field: value, ...}`; url/domain kinds may be "
+            "written `KIND: pattern` or `KIND: [a, b]`. Unknown fields are errors.",
+            highlight=False,
+            markup=False,
+        )
 
 
 @policies.command("show")
@@ -81,17 +154,19 @@ def policies_show(file: Path | None, baseline: bool, as_json: bool) -> None:
         policy_set = baseline_policies() if baseline else PolicySet.load(file)  # type: ignore[arg-type]
     except PolicyError as exc:
         for problem in exc.problems:
-            err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+            _error(problem)
         sys.exit(1)
     if as_json:
         click.echo(json.dumps(policy_set.to_dict(), indent=2, ensure_ascii=False))
         return
-    table = Table(title=f"{policy_set.source} — {len(policy_set)} policies", show_lines=False)
+    table = Table(title=Text(f"{policy_set.source} — {len(policy_set)} policies"), show_lines=False)
     for column in ("id", "category", "risk", "description", "rules"):
         table.add_column(column, overflow="fold")
     for policy in policy_set:
         rules = ", ".join(rule.kind for rule in policy.rules) or "-"
-        table.add_row(policy.id, policy.category.value, policy.risk_level.value, policy.description, rules)
+        table.add_row(
+            *_cells(policy.id, policy.category.value, policy.risk_level.value, policy.description, rules)
+        )
     console.print(table)
 
 
@@ -130,54 +205,102 @@ def _llm_config(base_url: str | None, model: str | None, config_file: Path | Non
         return LLMConfig.from_env() if LLMConfig.env_configured() else None
     except LLMConfigError as exc:
         for problem in exc.problems:
-            err_console.print(f"[red]error[/red] {exc.source}: {problem}", highlight=False, soft_wrap=True)
+            _error(f"{exc.source}: {problem}")
         sys.exit(1)
 
 
 # -- recorded steps ------------------------------------------------------------------------
 _EXIT = {"allow": 0, "block": 10, "ask": 11, "revise": 12}
-_SEVERITY = ("allow", "revise", "ask", "block")
+_BAD_INPUT = 2
 
 
-def _read_steps(path: Path) -> list[tuple[dict, str | None]]:
-    """The steps in `path`: one step object, one trace line, or a JSON-lines trace.
-
-    Each comes with the decision recorded next to it (None when the file has none).
-    """
+def _read_steps(path: Path) -> tuple[list[dict], bool]:
+    """The items in `path` and whether it is one step: a step object or a trace line (one
+    JSON document), else a JSON-lines trace whose lines become trace records (a bare step
+    object on a line is taken as a step with nothing recorded)."""
     text = path.read_text(encoding="utf-8")
     try:
-        items = [json.loads(text)]
+        item = json.loads(text)
     except json.JSONDecodeError as whole:
         lines = [line for line in text.splitlines() if line.strip()]
         if len(lines) < 2:
             raise ValueError(f"not JSON: {whole}") from None
-        items = []
-        for number, line in enumerate(lines, 1):
-            try:
-                items.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"line {number}: not JSON: {exc}") from None
-    steps = []
-    for item in items:
-        if isinstance(item, dict) and "step" in item and "action" not in item:
-            recorded = (
-                item.get("verdict", {}).get("decision") if isinstance(item.get("verdict"), dict) else None
-            )
-            steps.append((item["step"], recorded))
-        else:
-            steps.append((item, None))
-    return steps
+    else:
+        if not isinstance(item, dict):
+            raise ValueError("not a step: expected a JSON object")
+        return [item], True
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"line {number}: not JSON: {exc}") from None
+        if not isinstance(item, dict):
+            raise ValueError(f"line {number}: not a step or trace line")
+        record = item if "step" in item and "action" not in item else {"step": item}
+        records.append({**record, "_line": number})
+    return records, False
+
+
+def _bad_input(source: object, exc: Exception) -> None:
+    if isinstance(exc, PolicyError):
+        for problem in exc.problems:
+            err_console.print(f"[red]error[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
+    else:
+        err_console.print(f"[red]error[/red] {escape(str(source))}: {escape(str(exc))}", highlight=False)
+    sys.exit(_BAD_INPUT)
+
+
+def _print_replay(report, title: str) -> None:
+    """The diff table (changed and unverifiable steps) and a summary line."""
+    diff = [s for s in report.steps if s.status in ("changed", "unverifiable")]
+    if diff:
+        table = Table(title=Text(title))
+        for column in ("session", "#", "action", "recorded", "now", "policies", "reasons"):
+            table.add_column(column, overflow="fold")
+        for step in diff:
+            mark = " [yellow](changed)[/yellow]" if step.status == "changed" else " (unverifiable)"
+            now = escape(step.now) + mark
+            reasons = "\n".join(
+                part for part in (
+                    f"recorded: {step.recorded_reason[:160]}" if step.recorded_reason else "",
+                    f"now: {step.now_reason[:160]}" if step.now_reason else "",
+                    step.note,
+                ) if part
+            )  # fmt: skip
+            policies = f"{', '.join(step.recorded_policies) or '-'} → {', '.join(step.now_policies) or '-'}"
+            table.add_row(
+                escape(step.session), str(step.index), escape(step.action[:80]), escape(step.recorded or "-"),
+                now, escape(policies), escape(reasons),
+            )  # fmt: skip
+        console.print(table)
+    for note in report.notes:
+        console.print(f"note: {escape(note)}", highlight=False)
+    llm = ""
+    if report.llm:
+        llm = f"; model {report.llm}: {report.llm_requests} request(s), {report.llm_cached} cached answer(s)"
+    console.print(
+        f"{len(report.steps)} step(s) in {len(report.sessions)} session(s) judged again in "
+        f"{report.elapsed_ms:.0f} ms: {len(report.changed)} decision(s) changed, "
+        f"{len(report.unverifiable)} unverifiable{escape(llm)}",
+        highlight=False,
+    )
 
 
 @main.command("check")
 @click.argument("step_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-p", "--policies", "policy_file", type=click.Path(path_type=Path), help="Policy file.")
+@click.option(
+    "-p", "--policies", "policy_files", multiple=True, type=click.Path(path_type=Path),
+    help="Policy file; repeat to merge several (the same policy id in two files is an error).",
+)  # fmt: skip
 @click.option("--goal", help="The user's goal (overrides the steps').")
 @click.option("--no-baseline", is_flag=True, help="Leave out the built-in baseline policies.")
 @_llm_options
 def check_step(
     step_file: Path,
-    policy_file: Path | None,
+    policy_files: tuple[Path, ...],
     goal: str | None,
     no_baseline: bool,
     llm_base_url: str | None,
@@ -186,59 +309,124 @@ def check_step(
 ) -> None:
     """Judge recorded steps without a browser and print the verdicts.
 
-    STEP_FILE is one step (a `step` object or a trace line: the verdict is printed as JSON),
-    or a whole JSON-lines trace: its steps are judged in order, as one session (the guard's
-    memory follows what ran in the recording), and a table compares each recorded decision
-    with today's — for trying new policies on recorded sessions.
-
-    Exit status: the most severe decision — 0 allow, 10 block, 11 ask, 12 revise; 1 on bad
-    input, 2 on bad usage.
+    STEP_FILE is one step (a `step` object or a trace line): its verdict is printed as JSON,
+    exit status 0 allow, 10 block, 11 ask, 12 revise. Or a whole JSON-lines trace: each
+    session in it is judged again in order (the guard's memory follows what ran in the
+    recording: the `ran` flag, approvals, monitor mode), and a table shows the steps whose
+    decision differs from the recorded one; exit status 0 when none differs, 1 when one does.
+    Bad input exits 2. For a recorded session directory, use `pagewarden replay`.
     """
     from dataclasses import replace
 
     from pagewarden.guard import Guard, Step
+    from pagewarden.trace._replay import replay_records
+    from pagewarden.trace._session import SessionFormatError
 
     try:
-        raw_steps = _read_steps(step_file)
-        steps = [(Step.from_dict(data), recorded) for data, recorded in raw_steps]
+        items, single = _read_steps(step_file)
+        step = None
+        if single:
+            item = items[0]
+            step = Step.from_dict(item["step"] if "action" not in item and "step" in item else item)
         llm = _llm_config(llm_base_url, llm_model, llm_config)
-        guard = Guard(PolicySet.load(policy_file) if policy_file else None, baseline=not no_baseline, llm=llm)
+        policy_set = PolicySet.combine(policy_files) if policy_files else None
+        guard = Guard(policy_set, baseline=not no_baseline, llm=llm)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        if isinstance(exc, PolicyError):
-            for problem in exc.problems:
-                err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
-        else:
-            err_console.print(f"[red]error[/red] {step_file}: {exc}", highlight=False)
-        sys.exit(1)
-    if goal is not None:
-        steps = [(replace(step, goal=goal), recorded) for step, recorded in steps]
-    if len(steps) == 1:
-        verdict = guard.check(steps[0][0])
+        _bad_input(step_file, exc)
+    if single:
+        if goal is not None:
+            step = replace(step, goal=goal)
+        verdict = guard.check(step)
         click.echo(json.dumps(verdict.to_dict(), indent=2, ensure_ascii=False))
         sys.exit(_EXIT[verdict.decision.value])
-    table = Table(title=f"{step_file} — {len(steps)} steps judged again")
-    for column in ("#", "action", "recorded", "now", "policies", "reason"):
-        table.add_column(column, overflow="fold")
-    worst = "allow"
-    changed = 0
-    for index, (step, recorded) in enumerate(steps, 1):
-        # Memory follows what happened in the recorded session: a step counts as run when
-        # its recorded decision was allow (or, with no record, when today's verdict allows it).
-        step = replace(step, previous=guard.session.previous, goal=step.goal or guard.goal)
-        verdict = guard.assess(step)
-        guard.commit(step, verdict, ran=recorded == "allow" if recorded is not None else verdict.allowed)
-        now = verdict.decision.value
-        worst = max(worst, now, key=_SEVERITY.index)
-        changed += recorded is not None and recorded != now
-        mark = "" if recorded in (None, now) else " [yellow](changed)[/yellow]"
-        reason = "" if now == "allow" else verdict.explanation[:120]
-        table.add_row(
-            str(index), step.action.describe()[:70], recorded or "-", now + mark,
-            ", ".join(verdict.violated_policy_ids) or "-", reason,
+    try:
+        report = replay_records(items, guard, goal=goal, source=str(step_file))
+    except SessionFormatError as exc:
+        _bad_input(step_file, exc)
+    finally:
+        guard.close()
+    _print_replay(report, f"{step_file} — {len(report.steps)} steps judged again")
+    sys.exit(report.exit_code)
+
+
+@main.command("replay")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option(
+    "-p", "--policies", "policy_file", type=click.Path(path_type=Path),
+    help="Judge with this policy file instead of the recorded policies (the baseline as recorded).",
+)  # fmt: skip
+@click.option("--goal", help="The user's goal (overrides the recorded one).")
+@_llm_options
+@click.option(
+    "--llm-cache", type=click.Path(file_okay=False, path_type=Path),
+    help="Cache directory for model answers (default: RUN_DIR/replay-cache/llm): a second replay is free.",
+)  # fmt: skip
+@click.option(
+    "--consult", type=click.Choice(["consequential", "always", "never"]),
+    help="When the model is consulted (default: as recorded, else the cascade: consequential steps).",
+)  # fmt: skip
+@click.option("--browser", is_flag=True, help="Re-execute the actions in Chromium (needs the network layer).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Diff as JSON.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), help="Diff as HTML.")
+def replay_command(
+    run_dir: Path,
+    policy_file: Path | None,
+    goal: str | None,
+    llm_base_url: str | None,
+    llm_model: str | None,
+    llm_config: Path | None,
+    llm_cache: Path | None,
+    consult: str | None,
+    browser: bool,
+    json_out: Path | None,
+    html_out: Path | None,
+) -> None:
+    """Judge a recorded session (RUN_DIR, written by Guard(record=…)) again, offline.
+
+    Every recorded step is judged from its recorded observation through today's tiers — no
+    browser, no network; a model only when one is given — with the recorded policies and
+    configuration (or --policies). Prints the steps whose decision changed (old and new
+    decision, policies, reasons). Exit status: 0 nothing changed, 1 a decision changed,
+    2 bad input.
+    """
+    from pagewarden.trace._replay import replay_session
+    from pagewarden.trace._replay_html import render_replay_html
+    from pagewarden.trace._session import load_session
+
+    if browser:
+        err_console.print(
+            "[red]error[/red] replay --browser re-executes the actions against the recorded network "
+            "through the network layer's replay server (pagewarden/proxy), which is not part of this "
+            "version; replay without --browser re-judges every step offline",
+            highlight=False, soft_wrap=True,
         )  # fmt: skip
-    console.print(table)
-    console.print(f"{changed} decision(s) differ from the recorded ones", highlight=False)
-    sys.exit(_EXIT[worst])
+        sys.exit(_BAD_INPUT)
+    try:
+        session = load_session(run_dir)
+        policies = PolicySet.load(policy_file) if policy_file is not None else None
+        llm = _llm_config(llm_base_url, llm_model, llm_config)
+        if llm is not None and llm.cache_dir is None:
+            from pagewarden.llm import LLMConfig
+
+            cache = llm_cache or run_dir / "replay-cache" / "llm"
+            llm = LLMConfig(**{**llm.model_dump(exclude_unset=True), "cache_dir": cache})
+        report = replay_session(
+            session, policies=policies, llm=llm, goal=goal, consult=consult,
+            policies_label=str(policy_file) if policy_file else None,
+        )  # fmt: skip
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        _bad_input(run_dir, exc)
+    _print_replay(report, f"{run_dir} — decisions that differ")
+    try:
+        if json_out is not None:
+            json_out.parent.mkdir(parents=True, exist_ok=True)
+            json_out.write_text(report.to_json() + "\n", encoding="utf-8")
+        if html_out is not None:
+            html_out.parent.mkdir(parents=True, exist_ok=True)
+            html_out.write_text(render_replay_html(report), encoding="utf-8")
+    except OSError as exc:
+        _bad_input(json_out or html_out, exc)
+    sys.exit(report.exit_code)
 
 
 # -- demo (the main job) ---------------------------------------------------------------------
@@ -359,7 +547,7 @@ def policies_import_stwebagentbench(path: Path, out_dir: Path | None) -> None:
     try:
         imported = import_tasks(path)
     except DatasetError as exc:
-        err_console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
+        _error(exc)
         sys.exit(1)
     kinds: Counter[str] = Counter()
     evaluators: Counter[str] = Counter()
@@ -375,25 +563,27 @@ def policies_import_stwebagentbench(path: Path, out_dir: Path | None) -> None:
             for task, policy_set in imported:
                 policy_set.dump(out_dir / f"T{task.task_id}.yaml")
         except OSError as exc:
-            err_console.print(f"[red]error[/red] cannot write to {out_dir}: {exc}", highlight=False)
+            _error(f"cannot write to {out_dir}: {exc}")
             sys.exit(1)
     total = sum(evaluators.values())
-    table = Table(title=f"{path.name}: {len(imported)} tasks, {total} policies")
+    table = Table(title=Text(f"{path.name}: {len(imported)} tasks, {total} policies"))
     table.add_column("benchmark evaluator")
     table.add_column("policies", justify="right")
     table.add_column("checked before actions")
     for name, count in evaluators.most_common():
         reach = {"is_fake_policy": "no: a distractor, never violated"}.get(name, "no: judged from page state")
-        table.add_row(name, str(count), reach if name in OUT_OF_REACH else "yes")
+        table.add_row(*_cells(name, str(count), reach if name in OUT_OF_REACH else "yes"))
     console.print(table)
     console.print(
         "rules: "
         + ", ".join(f"{kind} {n}" for kind, n in kinds.most_common())
         + f"; {without} without rules",
         highlight=False,
+        markup=False,
     )
     if out_dir is not None:
-        console.print(f"[green]wrote[/green] {len(imported)} files to {out_dir}", highlight=False)
+        wrote = f"[green]wrote[/green] {len(imported)} files to {escape(str(out_dir))}"
+        console.print(wrote, highlight=False)
 
 
 @main.group("eval")
@@ -434,16 +624,16 @@ def eval_stwebagentbench(paths: tuple[Path, ...], json_out: Path | None) -> None
 
                 reports.append(evaluate_file(path, progress=progress))
         except DatasetError as exc:
-            err_console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
+            _error(exc)
             sys.exit(1)
         render(reports[-1], console)
     if json_out is not None:
         try:
             write_json(reports, json_out)
         except OSError as exc:
-            err_console.print(f"[red]error[/red] cannot write {json_out}: {exc}", highlight=False)
+            _error(f"cannot write {json_out}: {exc}")
             sys.exit(1)
-        console.print(f"[green]wrote[/green] {json_out}", highlight=False)
+        console.print(f"[green]wrote[/green] {escape(str(json_out))}", highlight=False)
     if any(report.unexplained for report in reports):
         sys.exit(1)
 

@@ -116,7 +116,7 @@ def test_check_rejects_malformed_steps_clearly(tmp_path: Path, content: str, mes
     path = tmp_path / "step.json"
     path.write_text(content)
     result = run("check", str(path))
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
@@ -144,14 +144,60 @@ def test_check_judges_a_whole_trace_again(tmp_path: Path) -> None:
         + "\n"
     )
     result = run("check", str(trace), "-p", str(policy_file))
-    assert result.returncode == 10, result.stderr
-    assert "3 steps judged again" in result.stdout
-    assert "1 decision(s) differ from the recorded ones" in result.stdout
+    assert result.returncode == 1, result.stderr  # a decision changed
+    assert "3 step(s) in 1 session(s) judged again" in result.stdout
+    assert "1 decision(s) changed" in result.stdout
     assert "P001" in result.stdout
+    same = run("check", str(trace))
+    assert same.returncode == 0 and "0 decision(s) changed" in same.stdout
     broken = tmp_path / "broken.jsonl"
     broken.write_text(trace.read_text() + "{not json\n")
     failed = run("check", str(broken))
-    assert failed.returncode == 1 and "line 4: not JSON" in failed.stderr
+    assert failed.returncode == 2 and "line 4: not JSON" in failed.stderr
+
+
+def _line(step: Step, decision: str, session: str, **verdict) -> str:
+    from dataclasses import replace
+
+    data = replace(step, session=session).to_dict()
+    return json.dumps({"session": session, "step": data, "verdict": {"decision": decision, **verdict}})
+
+
+def test_check_follows_what_ran_and_splits_sessions(tmp_path: Path) -> None:
+    """A budget of one Submit: in monitor mode or after an approved ASK the first Submit ran, so
+    the second is the violation; a second session appended to the file starts afresh."""
+    policy_file = tmp_path / "p.yaml"
+    policy_file.write_text(
+        "version: 1\npolicies:\n  - id: B1\n    category: execution\n    risk_level: high\n"
+        "    description: Submit once.\n    rules:\n"
+        "      - action_budget: {action: click, match: Submit, max: 1}\n"
+    )
+    submit = Step(
+        action=Action(kind="click", selector="#s"),
+        observation=Observation(
+            url="http://tracker.test/f", target=ElementFacts(tag="button", name="Submit")
+        ),
+        goal="Submit the form",
+    )
+    lines = [
+        # monitor mode: recorded "block" but it ran
+        _line(submit, "block", "s1", enforced=False, mode="monitor"),
+        _line(submit, "block", "s1", enforced=False, mode="monitor"),
+        # an approved ASK ran too
+        _line(submit, "ask", "s2", approved_by="approver"),
+        _line(submit, "block", "s2"),
+        # the "ran" flag wins over the decision
+        _line(submit, "allow", "s3"),
+    ]
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("\n".join(lines) + "\n")
+    result = run("check", str(trace), "-p", str(policy_file))
+    assert "5 step(s) in 3 session(s)" in result.stdout, result.stdout + result.stderr
+    # s1 step 1 is allowed today (first Submit), recorded block in monitor mode: a change;
+    # s1 step 2 blocked (budget spent by the step that ran): same. s2: allow vs ask (changed),
+    # then block: same. s3 starts afresh: allow, same.
+    assert "2 decision(s) changed" in result.stdout
+    assert result.returncode == 1
 
 
 def test_log_file_gets_json_decisions(tmp_path: Path) -> None:

@@ -32,6 +32,8 @@ from pagewarden.guard._step import Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.judge._answers import Assessment, UtilityAnswer, WorldModelAnswer
 from pagewarden.judge._context import StepContext, build_context, select_policies
+from pagewarden.judge._evidence import evidence_lines
+from pagewarden.judge._steering import addresses_judge, fenced_data, relayed_instructions
 from pagewarden.judge._utility import render_assessment_prompt, render_utility_prompt
 from pagewarden.llm._errors import LLMError
 from pagewarden.llm._prompt import Fence
@@ -247,6 +249,8 @@ class SemanticTier:
             flagged = [s.snippet for s in step.observation.value_sources]
             if el is not None and el.in_ugc and el.context_text:
                 flagged.append(el.context_text[:80])
+            # Orders to an agent or the guard anywhere on the page, and what the agent cites.
+            flagged += evidence_lines(snapshot, step.reasoning)
             tree = prune_for_prompt(
                 snapshot,
                 target_role=el.role if el is not None else None,
@@ -378,6 +382,15 @@ class SemanticTier:
         weight = self.options.model_weight
         known = [i for i in dict.fromkeys(answer.violated_policy_ids) if i in by_id]
         unknown = [i for i in answer.violated_policy_ids if i not in by_id]
+        steered = self._steering(consultation, answer, found_nothing=not (known or unknown
+                                 or answer.policy_violation or answer.goal_deviation))  # fmt: skip
+        if steered is not None:
+            if isinstance(steered, str):
+                why = ModelOutcome(results=outcome.results, error=steered, error_kind="steered",
+                                   elapsed_ms=outcome.elapsed_ms)  # fmt: skip
+                base = replace(base, llm=self.accounting(consultation, why))
+                return self._failed(step, base, consultation, why, explain)
+            answer = steered
         found: list[Finding] = []
         for pid in known:
             policy = by_id[pid]
@@ -446,6 +459,34 @@ class SemanticTier:
                 prediction, optimization_guidance=prediction.optimization_guidance or guidance
             ),
         )
+
+    def _steering(
+        self, consultation: Consultation, answer: Assessment, *, found_nothing: bool
+    ) -> str | Assessment | None:
+        """Whether the page may have steered the model: a reason not to trust its "nothing
+        wrong" (a string), or the answer without guidance that relays page orders to the
+        agent (an `Assessment`), or None."""
+        own = [answer.semantic_delta, answer.long_term_impact, answer.guidance,
+               *(s.action for s in answer.future_steps)]  # fmt: skip
+        data = fenced_data(consultation.messages[0], consultation.token)
+        if found_nothing:
+            relayed = relayed_instructions(own, data)
+            if relayed:
+                return (
+                    f"the model found nothing wrong but its answer repeats instructions from page "
+                    f"content or the agent's reasoning ({'; '.join(relayed[:2])}): it may have been steered"
+                )
+            labels = ("agent", "page", "previous step")  # not past violations: they quote attackers
+            directed = addresses_judge(fenced_data(consultation.messages[0], consultation.token, labels))
+            if directed:
+                return (
+                    "page content or the agent's reasoning addresses the guard itself "
+                    f"({'; '.join(directed[:2])}); the model's finding nothing wrong is not trusted"
+                )
+            return None
+        if answer.guidance and relayed_instructions([answer.guidance], data):
+            return answer.model_copy(update={"guidance": ""})  # the guard writes its own
+        return None
 
     def _failed(
         self,

@@ -27,6 +27,7 @@ from pagewarden.guard._step import Action, Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.observe._facts import Observation
 from pagewarden.policies import Policy, PolicySet, baseline_policies
+from pagewarden.policies._rules_schema import ACTION_KINDS
 from pagewarden.policies.rules import RuleBook, RuleContext
 from pagewarden.secrets import MIN_SECRET_LENGTH, Secret, SecretRegistry, credentials_in_text
 from pagewarden.trace._logging import get_logger, global_secrets, redact_value
@@ -87,22 +88,43 @@ def _semantic_tier(
     return SemanticTier(client, options, owns_client=owns)
 
 
-def _as_policy_set(policies: PolicySet | str | Path | Iterable[Policy] | None) -> PolicySet:
+def classified(step: Step) -> Step:
+    """`step` with an action kind the guard does not know judged as ``unclassified`` (the
+    baseline sends those to a human) instead of slipping past every rule; the kind it had is
+    kept in ``action.options["kind"]``."""
+    kind = step.action.kind
+    if kind in ACTION_KINDS and kind != "any":
+        return step
+    options = {**step.action.options, "kind": kind}
+    return replace(step, action=replace(step.action, kind="unclassified", options=options))
+
+
+PoliciesArg = PolicySet | str | Path | Policy
+
+
+def _as_policy_set(policies: PoliciesArg | Iterable[PoliciesArg] | None) -> PolicySet:
     if policies is None:
         return PolicySet([])
     if isinstance(policies, PolicySet):
         return policies
+    from pagewarden.policies.store import PolicyStore
+
+    if isinstance(policies, PolicyStore):
+        return policies.policies()  # the current version
     if isinstance(policies, (str, Path)):
         return PolicySet.load(policies)
-    return PolicySet(list(policies))
+    if isinstance(policies, Policy):
+        return PolicySet([policies])
+    return PolicySet.combine(p.policies() if isinstance(p, PolicyStore) else p for p in policies)
 
 
 class Guard:
     """Checks each action of a browser agent before it runs.
 
     Args:
-        policies: a `PolicySet`, a path to a policy file, or policies; None for the
-            built-in baseline only.
+        policies: a `PolicySet`, a path to a policy file, a `PolicyStore` (its current
+            version), or a list of those (and of `Policy` objects), merged in order (the same
+            id twice is a `PolicyError` naming both sources); None for the built-in baseline only.
         goal: the user's goal for this session (`guard.goal` may be changed later).
         llm: the model for the semantic tier: an `LLMConfig`, an `LLMClient`, ``"env"`` (read
             `LLMConfig.from_env`), or the path of an LLM config file; None (default) runs the
@@ -125,11 +147,18 @@ class Guard:
         console: a supervision console to attach to: a `pagewarden.console.Console` in this
             process, or the URL (with its token) of a running ``pagewarden console``. The console
             then approves ASK decisions and can pause, stop or take over the session.
+        record: a directory to record the session into (manifest, policies, trace, events,
+            screenshots with `screenshots=True`, network flows): see README, "Recorded
+            sessions". Replaces `trace`; `guard.recording` is its `SessionRecorder`.
+        references: a `PolicyStore` (or its path) to file this guard's confirmed violations
+            into as violation references (HarmonyGuard's Algorithm 1), on a worker thread;
+            the references of the guard's policies are kept current from it, for the
+            semantic tier. `guard.references` is the `ReferenceFiler`.
     """
 
     def __init__(
         self,
-        policies: PolicySet | str | Path | Iterable[Policy] | None = None,
+        policies: PoliciesArg | Iterable[PoliciesArg] | None = None,
         *,
         goal: str | None = None,
         llm: Any = None,
@@ -145,7 +174,11 @@ class Guard:
         consult: ConsultMode | None = None,
         cascade: CascadeOptions | None = None,
         console: Any = None,
+        record: str | Path | None = None,
+        references: Any = None,
     ) -> None:
+        if record is not None and trace is not None:
+            raise ValueError("pass either trace= or record= (a recorded session writes its own trace)")
         if mode not in ("enforce", "monitor"):
             raise ValueError(f"mode must be 'enforce' or 'monitor', not {mode!r}")
         self.log = get_logger(component="guard")
@@ -154,6 +187,7 @@ class Guard:
             self.log.info("llm_env_ignored", reason="llm=None: pass llm='env' to use the model it names")
         user_policies = _as_policy_set(policies)
         self.policies = user_policies.merged(baseline_policies()) if baseline else user_policies
+        self.baseline = baseline
         self.rulebook = RuleBook(self.policies)
         self.mode: Mode = mode
         self.thresholds = thresholds or Thresholds()
@@ -176,9 +210,22 @@ class Guard:
             trace.secrets = self.secrets
         else:
             self.trace = TraceWriter(trace, self.secrets) if trace is not None else None
-        self.screenshots = screenshots and self.trace is not None
         self.snapshot = snapshot
         self.events = EventBus(on_error=self._sink_failed)
+        #: the recorded session directory being written (None unless `record=` was given)
+        self.recording: Any = None
+        if record is not None:
+            from pagewarden.trace._session import SessionRecorder
+
+            self.recording = SessionRecorder(record, self, user_policies, screenshots=screenshots)
+            self.trace = self.recording.trace
+        self.screenshots = screenshots and self.trace is not None
+        #: the violation-reference filer (None unless `references=` was given)
+        self.references: Any = None
+        if references is not None:
+            from pagewarden.policies.references import attach_references
+
+            self.references = attach_references(self, references)
         #: the link to a supervising console (None when unsupervised); see pagewarden.console
         self.console: Any = None
         if console is not None:
@@ -285,6 +332,7 @@ class Guard:
     def evaluate(self, step: Step) -> Verdict:
         """Judge `step` without changing the session (no memory update, no trace)."""
         started = time.perf_counter()
+        step = classified(step)
         prediction = predict_static(step)
         t_model = time.perf_counter()
         ctx = RuleContext(
@@ -349,6 +397,7 @@ class Guard:
         return await drive_async(self.judge(step))
 
     def _prepared(self, step: Step) -> Step:
+        step = classified(step)
         if step.goal is None and self.goal is not None:
             step = replace(step, goal=self.goal)
         if step.previous is None and self.session.previous is not None:
@@ -393,6 +442,7 @@ class Guard:
     def commit(self, step: Step, verdict: Verdict, *, ran: bool, screenshot: str | None = None) -> None:
         """Record a judged step in session memory, the log and the trace."""
         self._note_goal(step.goal)
+        step = classified(step)
         self.session.record(step, verdict, ran=ran)
         target = step.observation.target
         if (
@@ -418,7 +468,7 @@ class Guard:
                 approved_by=verdict.approved_by,
             )
         if self.trace is not None or self.events.active:
-            record = trace_record(step, verdict, self.secrets, screenshot=screenshot)
+            record = trace_record(step, verdict, self.secrets, screenshot=screenshot, ran=ran)
             if self.trace is not None:
                 self.trace.write_record(record)
             if self.events.active:
@@ -533,10 +583,14 @@ class Guard:
         console that the session ended)."""
         if self.console is not None:
             self.console.close()
+        if self.recording is not None:
+            self.recording.close()
         if self.trace is not None:
             self.trace.close()
         if self.semantic is not None:
             self.semantic.close()
+        if self.references is not None:
+            self.references.close()  # writes the references still queued
 
     def __enter__(self) -> Guard:
         return self

@@ -492,7 +492,7 @@ def guarded_action(
         path = guard.trace.directory / f"{guard.session_id}-step{step.index:04d}.png"
         try:
             yield Call(page.screenshot, (), {"path": str(path)})
-            screenshot = path.name
+            screenshot = path.relative_to(guard.trace.path.parent).as_posix()
         except Exception as exc:  # noqa: BLE001 - a failed screenshot must not stop the step
             guard.log.warning("screenshot_failed", error=str(exc))
     if not verdict.allowed:

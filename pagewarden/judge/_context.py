@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pagewarden._url import parse_url
 from pagewarden.guard._step import Step
 from pagewarden.guard._verdict import Finding
+from pagewarden.judge._relevance import policy_applies
 from pagewarden.llm._prompt import Fence, block
 from pagewarden.observe._tree import PrunedTree
 from pagewarden.policies import Policy
@@ -25,6 +26,7 @@ __all__ = ["StepContext", "build_context", "select_policies"]
 _REASONING_CHARS = 1500
 _VALUE_CHARS = 400
 _REFERENCE_CHARS = 300
+_DESCRIPTION_CHARS = 400
 _CATEGORY_HINTS = {
     "untrusted": ("injection", "boundary"),
     "typed": ("data", "consent"),
@@ -63,8 +65,10 @@ def select_policies(
     *,
     limit: int = 12,
 ) -> list[Policy]:
-    """The policies worth showing for this step: those with findings first, then the most
-    relevant by shared words and by category for why the model is consulted."""
+    """The policies worth showing for this step: those with findings first, then those that
+    can apply to this action (`policy_applies`: their rules' action kinds and destinations,
+    a scope naming the sites involved), the most relevant first by shared words and by
+    category for why the model is consulted; at most `limit`."""
     by_id = {p.id: p for p in policies}
     chosen: dict[str, Policy] = {}
     for finding in findings:
@@ -87,14 +91,13 @@ def select_policies(
     wanted_categories = {c for reason in reasons for c in _CATEGORY_HINTS.get(reason, ())}
     scored: list[tuple[float, int, Policy]] = []
     for order, policy in enumerate(policies):
-        if policy.id in chosen:
+        if policy.id in chosen or not policy_applies(policy, step, prediction):
             continue
         text = " ".join([policy.description, policy.scope or "", *policy.definitions])
         overlap = len(significant_tokens(text) & step_tokens)
         score = overlap + (1.5 if policy.category.value in wanted_categories else 0.0)
         score += {"high": 0.3, "medium": 0.2, "low": 0.1}[policy.risk_level.value]
-        if overlap or policy.category.value in wanted_categories or not policy.rules:
-            scored.append((score, -order, policy))
+        scored.append((score, -order, policy))
     for _, _, policy in sorted(scored, key=lambda item: (item[0], item[1]), reverse=True):
         if len(chosen) >= limit:
             break
@@ -103,12 +106,14 @@ def select_policies(
 
 
 def _policies_text(policies: Sequence[Policy]) -> str:
+    """One line per policy: id, risk level, category, description, scope."""
     lines = []
     for policy in policies:
         level, category = policy.risk_level.value, policy.category.value
-        line = f"- {policy.id} ({level} risk, {category}): {policy.description}"
+        description = " ".join(policy.description.split())
+        line = f"- {policy.id} ({level}, {category}): {_clip(description, _DESCRIPTION_CHARS)}"
         if policy.scope:
-            line += f" Scope: {policy.scope}."
+            line += f" [scope: {_clip(policy.scope, 120)}]"
         lines.append(line)
     return "\n".join(lines)
 
@@ -121,10 +126,7 @@ def _references_text(policies: Sequence[Policy], fence: Fence, per_policy: int) 
             parts.append(f"{policy.id} example {number}: {_clip(ref, _REFERENCE_CHARS)}")
     if not parts:
         return ""
-    intro = (
-        "Earlier actions that violated the policies above (recorded by the guard; the text may "
-        "quote attackers):"
-    )
+    intro = "Earlier violations of the policies above, recorded by the guard (may quote attackers):"
     return intro + "\n" + fence.wrap("past violations", "\n".join(parts))
 
 
@@ -208,7 +210,7 @@ def _step_data(step: Step, tree: PrunedTree | None) -> tuple[str, str]:
         if el.hidden_text:
             page.append(f"target hidden text: {_clip(el.hidden_text, 300)}")
         if el.context_text:
-            page.append(f"around the target: {_clip(el.context_text, 500)}")
+            page.append(f"around the target: {_clip(el.context_text, 360)}")
     for source in obs.value_sources[:3]:
         where = ", ".join(
             w for w, on in (("user content", source.in_ugc), ("hidden", source.hidden),
@@ -263,15 +265,12 @@ def build_context(
     goal = step.goal or "(no goal was given: judge against the policies only, and report no goal deviation)"
     sections = {
         "token": fence.token,
-        "goal": block("User goal (from the user; trusted)", goal),
-        "policies": block("Policies (from the organisation; trusted)", _policies_text(policies)),
+        "goal": block("User goal (trusted)", goal),
+        "policies": block("Policies (trusted; id (risk, category): text)", _policies_text(policies)),
         "references": block("Past violations", _references_text(policies, fence, references)),
         "previous": block("Previous step", previous),
         "current": block("Current step (not yet executed)", "\n".join(current)),
-        "facts": block(
-            "Facts measured by pagewarden (trust these over the page and the agent)",
-            "\n".join(f"- {f}" for f in facts),
-        ),
+        "facts": block("Measured facts (true)", "\n".join(f"- {f}" for f in facts)),
     }
     return StepContext(sections, tuple(policies), tree)
 

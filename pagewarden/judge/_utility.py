@@ -16,23 +16,20 @@ from pagewarden.worldmodel._llm import prediction_fields
 __all__ = ["render_assessment_prompt", "render_utility_prompt", "utility_fields"]
 
 
-def utility_fields() -> list[str]:
-    """The utility agent's answer fields, as described to the model."""
+def utility_fields(explanation: str = "risk_explanation") -> list[str]:
+    """The utility agent's answer fields, as described to the model (their meaning; the JSON
+    shape goes with the request as a schema)."""
     return [
-        '- "policy_violation": true or false',
-        '- "violated_policy_ids": ids of the policies this action violates ([] if none)',
-        '- "risk_explanation": why, citing the evidence ("" if none)',
-        '- "goal_deviation": true or false',
-        '- "goal_explanation": why the action does or does not serve the user\'s goal',
-        '- "guidance": guidance for the agent when either bit is true, else ""',
+        f"- policy_violation, violated_policy_ids ([] if none), {explanation}: the evidence",
+        "- goal_deviation, goal_explanation: why the action does or does not serve the goal",
+        '- guidance: for the agent when either bit is true, else ""',
     ]
 
 
 def render_utility_prompt(sections: Mapping[str, str]) -> list[dict[str, str]]:
     """The utility agent's own prompt (split mode)."""
-    fields = [f.replace('"risk_explanation"', '"policy_explanation"') for f in utility_fields()]
     template = PromptTemplate.load("pagewarden.judge", "prompts/utility.txt")
-    return template.render(**sections, fields="\n".join(fields))
+    return template.render(**sections, fields="\n".join(utility_fields("policy_explanation")))
 
 
 def render_assessment_prompt(

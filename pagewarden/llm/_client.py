@@ -109,20 +109,31 @@ class LLMStats:
 
 
 def json_schema_of(schema: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema with every ``$ref`` inlined (llama.cpp's grammar needs no refs)."""
+    """The model's JSON schema with every ``$ref`` inlined (llama.cpp's grammar needs no refs),
+    compact: no generated ``title`` keywords and no class docstrings (they only cost prompt
+    tokens); descriptions given with ``Field(description=…)`` stay."""
     raw = schema.model_json_schema()
     defs = raw.pop("$defs", {})
+    for model in (raw, *defs.values()):
+        if isinstance(model, dict) and model.get("type") == "object":
+            model.pop("description", None)
 
-    def inline(node: Any, depth: int = 0) -> Any:
+    def inline(node: Any, depth: int = 0, names: bool = False) -> Any:
         if depth > 32:
             return {}
         if isinstance(node, dict):
+            if names:  # the keys of `properties` are field names, not keywords
+                return {k: inline(v, depth + 1) for k, v in node.items()}
             ref = node.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/$defs/"):
                 target = copy.deepcopy(defs.get(ref.removeprefix("#/$defs/"), {}))
                 merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
                 return inline(merged, depth + 1)
-            return {k: inline(v, depth + 1) for k, v in node.items()}
+            return {
+                k: inline(v, depth + 1, names=k in ("properties", "$defs"))
+                for k, v in node.items()
+                if k != "title" or not isinstance(v, str)
+            }
         if isinstance(node, list):
             return [inline(v, depth + 1) for v in node]
         return node

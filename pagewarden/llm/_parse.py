@@ -42,19 +42,31 @@ def parse_output(text: str, schema: type[M]) -> M:
     if not text:
         raise OutputParseError(["the answer was empty"])
     problems: list[str] = []
-    for candidate in _json_candidates(text):
+    found: tuple[M, tuple[int, int]] | None = None
+    for candidate, span in _json_candidates(text):
+        if found is not None and span[0] < found[1][1] and found[1][0] < span[1]:
+            continue  # inside (or around) the answer already read
         for attempt in (candidate, None):
             try:
                 data = json.loads(attempt if attempt is not None else repair_json(candidate))
             except (json.JSONDecodeError, RecursionError) as exc:
-                if attempt is None:
+                if attempt is None and found is None:
                     problems.append(f"JSON: {exc.msg if isinstance(exc, json.JSONDecodeError) else exc}")
                 continue
             try:
-                return schema.model_validate(_unwrap(data, schema))
+                parsed = schema.model_validate(_unwrap(data, schema))
             except ValidationError as exc:
-                problems.append(f"JSON does not match the schema: {_brief(exc)}")
+                if found is None:
+                    problems.append(f"JSON does not match the schema: {_brief(exc)}")
                 break
+            if found is None:
+                found = (parsed, span)
+            elif parsed.model_dump() != found[0].model_dump():
+                # Two answers that disagree: reading the first would be a guess.
+                raise OutputParseError(["several JSON objects in the answer disagree; give exactly one"])
+            break
+    if found is not None:
+        return found[0]
     if "<" in text:
         data = _from_xml(text, schema)
         if data:
@@ -82,19 +94,20 @@ def _brief(exc: ValidationError) -> str:
 
 
 # -- JSON -------------------------------------------------------------------------------------
-def _json_candidates(text: str) -> list[str]:
-    """Fenced blocks first, then each balanced-looking object from a '{', then the whole text."""
-    out: list[str] = []
+def _json_candidates(text: str) -> list[tuple[str, tuple[int, int]]]:
+    """Fenced blocks first, then each balanced-looking object from a '{' or '[', then the
+    whole text; each with its span in `text`."""
+    out: dict[str, tuple[int, int]] = {}
     for match in _FENCE.finditer(text):
         body = match.group(2).strip()
         if body:
-            out.append(body)
+            out.setdefault(body, match.span(2))
     starts = [i for i, c in enumerate(text) if c in "{["][:8]
     for start in starts:
         end = _balanced_end(text, start)
-        out.append(text[start:end])
-    out.append(text)
-    return list(dict.fromkeys(out))
+        out.setdefault(text[start:end], (start, end))
+    out.setdefault(text, (0, len(text)))
+    return list(out.items())
 
 
 def _balanced_end(text: str, start: int) -> int:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
+from pagewarden.policies._lint import domain_pattern_problem, lint_policies
 from pagewarden.policies._loader import PolicyError, PolicySet, Problem
 from pagewarden.policies._model import Category, Policy, PolicySource, Reference, RiskLevel
+from pagewarden.policies._reference import FieldDoc, KindDoc, reference_markdown, rule_reference
 from pagewarden.policies._rules_schema import (
     NAMED_PATTERNS,
     RULE_KINDS,
@@ -35,9 +37,11 @@ __all__ = [
     "ConsentRule",
     "DomainAllowRule",
     "DomainDenyRule",
+    "FieldDoc",
     "ForbidElementRule",
     "InputAllowRule",
     "InstructionProvenanceRule",
+    "KindDoc",
     "Policy",
     "PolicyError",
     "PolicySet",
@@ -52,7 +56,11 @@ __all__ = [
     "UrlAllowRule",
     "UrlDenyRule",
     "baseline_policies",
+    "domain_pattern_problem",
+    "lint_policies",
     "parse_rule",
+    "reference_markdown",
+    "rule_reference",
     "rule_to_dict",
 ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -9,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from pagewarden.policies._model import Policy
-from pagewarden.policies._rules_schema import RuleSyntaxError, parse_rule
+from pagewarden.policies._rules_schema import RuleSyntaxError, known_fields, model_for, parse_rule
 
 __all__ = ["PolicyError", "PolicySet", "Problem"]
 
@@ -101,7 +102,12 @@ def _parse_text(text: str, file: str, suffix: str) -> Any:
 
 
 def _validation_problems(
-    exc: ValidationError, file: str, base: Path_, policy_id: str | None, lines: _LineMap
+    exc: ValidationError,
+    file: str,
+    base: Path_,
+    policy_id: str | None,
+    lines: _LineMap,
+    model: type[BaseModel] = Policy,
 ) -> Iterator[Problem]:
     for err in exc.errors():
         loc: Path_ = tuple(err["loc"])
@@ -111,6 +117,12 @@ def _validation_problems(
             msg = "is required"
         elif err["type"] == "extra_forbidden":
             msg = "is not a known field"
+            known = known_fields(model, loc[:-1])
+            if known:
+                names = [k.split(" ")[0] for k in known]
+                close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                msg += f"{hint}; known fields: {', '.join(known)}"
         elif err["type"] == "enum":
             expected = err.get("ctx", {}).get("expected", "")
             msg = f"must be one of {expected}; got {err.get('input')!r}"
@@ -146,7 +158,9 @@ def _parse_policy(raw: Any, index: int, file: str, lines: _LineMap) -> tuple[Pol
             )
         except ValidationError as exc:
             kind = next(iter(entry))
-            problems.extend(_validation_problems(exc, file, (*r_path, kind), policy_id, lines))
+            problems.extend(
+                _validation_problems(exc, file, (*r_path, kind), policy_id, lines, model_for(kind) or Policy)
+            )
     try:
         policy = Policy.model_validate({**raw, "rules": []})
     except ValidationError as exc:
@@ -296,6 +310,59 @@ class PolicySet:
     def ids(self) -> list[str]:
         """Policy ids in file order."""
         return [p.id for p in self._policies]
+
+    @classmethod
+    def combine(cls, items: Iterable[PolicySet | str | Path | Policy]) -> PolicySet:
+        """One set from several: policy sets, policy file paths (loaded) and policies, in order.
+
+        Every file is read (all their problems are reported at once); a policy id used twice is
+        a `PolicyError` that names both places it comes from.
+        """
+        problems: list[Problem] = []
+        parts: list[tuple[str, PolicySet]] = []
+        loose: list[Policy] = []
+        for item in items:
+            if isinstance(item, Policy):
+                loose.append(item)
+                continue
+            if loose:
+                parts.append(("<policies>", cls(loose)))
+                loose = []
+            if isinstance(item, PolicySet):
+                parts.append((item.source or "<policies>", item))
+            elif isinstance(item, (str, Path)):
+                try:
+                    parts.append((str(item), cls.load(item)))
+                except PolicyError as exc:
+                    problems.extend(exc.problems)
+            else:
+                raise TypeError(
+                    "policies must be PolicySet objects, policy file paths or Policy objects, "
+                    f"not {type(item).__name__}"
+                )
+        if loose:
+            parts.append(("<policies>", cls(loose)))
+        first: dict[str, str] = {}
+        merged: list[Policy] = []
+        for source, policy_set in parts:
+            for policy in policy_set:
+                if policy.id in first:
+                    problems.append(
+                        Problem(
+                            source,
+                            f"policy id {policy.id!r} is also defined in {first[policy.id]}; "
+                            "ids must be unique across the merged files (rename one, or leave one file out)",
+                            "id",
+                            policy.id,
+                        )
+                    )
+                    continue
+                first[policy.id] = source
+                merged.append(policy)
+        if problems:
+            raise PolicyError(problems)
+        sources = list(dict.fromkeys(source for source, _ in parts))
+        return cls(merged, source=" + ".join(sources) if sources else None)
 
     def merged(self, other: PolicySet | Iterable[Policy]) -> PolicySet:
         """A new set with `other`'s policies appended; duplicate ids are an error."""

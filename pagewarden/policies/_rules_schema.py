@@ -119,13 +119,46 @@ def _check_terms(value: list[str]) -> list[str]:
     return value
 
 
-class _RuleBase(BaseModel):
+def _apply_aliases(cls: type[BaseModel], data: Any) -> Any:
+    """Rename accepted alternative field names (`action` → `actions` …) to the canonical one."""
+    aliases: dict[str, str] = getattr(cls, "aliases", {})
+    if not isinstance(data, dict) or not aliases:
+        return data
+    out = dict(data)
+    for alias, canonical in aliases.items():
+        if alias in out:
+            if canonical in out:
+                raise ValueError(f"give either {canonical!r} or {alias!r} (the same field), not both")
+            out[canonical] = out.pop(alias)
+    return out
+
+
+class _Fields(BaseModel):
+    """A strict policy-file model: unknown fields are errors; `aliases` are accepted spellings."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
+    #: accepted alternative name → canonical field name
+    aliases: ClassVar[dict[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _canonical_names(cls, data: Any) -> Any:
+        return _apply_aliases(cls, data)
+
+
+class _RuleBase(_Fields):
     kind: ClassVar[str]
+    #: a one-line summary for the field reference (`pagewarden policies schema`)
+    summary: ClassVar[str] = ""
 
 
 class _PatternListRule(_RuleBase):
-    patterns: StrList = Field(min_length=1)
+    aliases: ClassVar[dict[str, str]] = {"pattern": "patterns"}
+    patterns: StrList = Field(
+        min_length=1,
+        description="One pattern or a list; the rule may be written with the patterns directly "
+        "(`KIND: pattern` or `KIND: [a, b]`).",
+    )
 
     @field_validator("patterns")
     @classmethod
@@ -140,24 +173,36 @@ class UrlDenyRule(_PatternListRule):
     """A navigation must not match any of these URL patterns."""
 
     kind: ClassVar[str] = "url_deny"
+    summary: ClassVar[str] = (
+        "goto, links, form posts, new pages and `page.request` must not reach a URL matching a pattern "
+        "(`scheme://host/path` a whole URL; anything else text found anywhere in the decoded URL)"
+    )
 
 
 class UrlAllowRule(_PatternListRule):
     """Only navigations matching one of these URL patterns are allowed."""
 
     kind: ClassVar[str] = "url_allow"
+    summary: ClassVar[str] = (
+        "navigations must match one of the patterns (`scheme://host/path`; a `/path` must start "
+        "the path; other text is found anywhere in the URL)"
+    )
 
 
 class DomainAllowRule(_PatternListRule):
     """Only these hosts may be reached (`*.example.com` covers subdomains)."""
 
     kind: ClassVar[str] = "domain_allow"
+    summary: ClassVar[str] = (
+        "navigations may only reach these hosts (`x.com` exact, `*.x.com` subdomains, `.x.com` both, `*` any)"
+    )
 
 
 class DomainDenyRule(_PatternListRule):
     """These hosts must not be reached."""
 
     kind: ClassVar[str] = "domain_deny"
+    summary: ClassVar[str] = "navigations must not reach these hosts (domain patterns as in `domain_allow`)"
 
 
 def _check_actions(value: list[str]) -> list[str]:
@@ -172,6 +217,16 @@ Terms = Annotated[list[str], BeforeValidator(_as_list), AfterValidator(_check_te
 Selectors = Annotated[list[str], BeforeValidator(_as_list), AfterValidator(_check_selectors)]
 Actions = Annotated[list[str], BeforeValidator(_as_list), AfterValidator(_check_actions)]
 
+_MATCH_DOC = (
+    "Text terms picking the target element by its text or accessible name (fuzzy: case, "
+    "look-alike letters, invisible characters and near spellings still match)."
+)
+_SELECTORS_DOC = (
+    "CSS (`#id`, `.class`, `tag[attr='v']`) or XPath selectors picking the target element."
+)
+_ACTIONS_DOC = "Action kinds (`click`, `fill`, `goto`, … or `any`); one kind or a list."
+_ACTION_ALIASES: dict[str, str] = {"action": "actions", "selector": "selectors"}
+
 
 class ConsentRule(_RuleBase):
     """Actions on matching elements need approval or a prior message to the user.
@@ -183,21 +238,51 @@ class ConsentRule(_RuleBase):
     """
 
     kind: ClassVar[str] = "consent"
-    match: Terms = Field(default_factory=list)
-    selectors: Selectors = Field(default_factory=list)
-    actions: Actions = Field(default_factory=lambda: ["click"], min_length=1)
-    message_terms: Terms = Field(default_factory=list)
+    summary: ClassVar[str] = (
+        "actions on matching elements need approval, unless the agent already told the user "
+        "(`page.message_user(...)` naming one of `message_terms`)"
+    )
+    aliases: ClassVar[dict[str, str]] = _ACTION_ALIASES
+    match: Terms = Field(default_factory=list, description=_MATCH_DOC)
+    selectors: Selectors = Field(default_factory=list, description=_SELECTORS_DOC)
+    actions: Actions = Field(
+        default_factory=lambda: ["click"],
+        min_length=1,
+        description=_ACTIONS_DOC + " With no `match` and no `selectors`, every action of these kinds "
+        "needs consent.",
+    )
+    message_terms: Terms = Field(
+        default_factory=list,
+        description="A message to the user naming one of these counts as consent (default: the "
+        "`match` terms; with no terms at all only an approver can consent).",
+    )
 
 
 class SensitiveDataRule(_RuleBase):
     """Values or patterns that must not reach a destination that is not allowed."""
 
     kind: ClassVar[str] = "sensitive_data"
-    values: StrList = Field(default_factory=list)
-    patterns: StrList = Field(default_factory=list)
-    allow_domains: StrList = Field(default_factory=list)
+    summary: ClassVar[str] = (
+        "values or patterns must not be typed, put in a URL or submitted to a host not in "
+        "`allow_domains`; the values are redacted from traces and logs"
+    )
+    values: StrList = Field(
+        default_factory=list, description="Exact values (a token, an account number) to protect."
+    )
+    patterns: StrList = Field(
+        default_factory=list,
+        description="Named patterns (" + ", ".join(f"`{p}`" for p in sorted(NAMED_PATTERNS)) + ") "
+        "or `re:<regular expression>`.",
+    )
+    allow_domains: StrList = Field(
+        default_factory=list,
+        description="Domain patterns the data may go to; `self` = the page's own site; empty = nowhere.",
+    )
     #: whether the data may be shown to the user (send_msg_to_user, the final answer)
-    allow_user: bool = True
+    allow_user: bool = Field(
+        default=True,
+        description="Whether the data may be shown to the user (a message, the final answer).",
+    )
 
     @field_validator("values")
     @classmethod
@@ -237,25 +322,38 @@ class InputAllowRule(_RuleBase):
     """
 
     kind: ClassVar[str] = "input_allow"
-    field: str | None = None
-    values: StrList = Field(min_length=1)
+    summary: ClassVar[str] = (
+        "only these values may be entered (fill, type, select, key presses), compared after "
+        "trimming and lower-casing"
+    )
+    field: str | None = Field(
+        default=None,
+        description="Only into fields whose label, name or id matches this text (default: every field).",
+    )
+    values: StrList = Field(min_length=1, description="The values that may be entered.")
 
 
 class ActionBudgetRule(_RuleBase):
-    """At most `max` actions of a kind (optionally on a target matching `match` or
+    """At most `max` actions of these kinds (optionally on a target matching `match` or
     `selectors`) per session; the action that would exceed it is the violation."""
 
     kind: ClassVar[str] = "action_budget"
-    action: str
-    match: Terms = Field(default_factory=list)
-    selectors: Selectors = Field(default_factory=list)
-    max: int = Field(ge=0)
+    summary: ClassVar[str] = (
+        "at most `max` actions of these kinds (on matching targets) per session; the one that "
+        "would exceed it is the violation"
+    )
+    aliases: ClassVar[dict[str, str]] = _ACTION_ALIASES
+    actions: Actions = Field(
+        min_length=1, description=_ACTIONS_DOC + " Actions of all the listed kinds count together."
+    )
+    match: Terms = Field(default_factory=list, description=_MATCH_DOC + " Only these count.")
+    selectors: Selectors = Field(default_factory=list, description=_SELECTORS_DOC + " Only these count.")
+    max: int = Field(ge=0, description="How many may run per session (0 forbids the action).")
 
-    @field_validator("action")
-    @classmethod
-    def _action(cls, value: str) -> str:
-        _check_actions([value])
-        return value
+    @property
+    def action(self) -> str:
+        """The counted kinds as one readable string (`click`, `click/tap`)."""
+        return "/".join(self.actions)
 
 
 class ForbidElementRule(_RuleBase):
@@ -264,10 +362,16 @@ class ForbidElementRule(_RuleBase):
     contains one of the `match` terms."""
 
     kind: ClassVar[str] = "forbid_element"
-    match: Terms = Field(default_factory=list)
-    selectors: Selectors = Field(default_factory=list)
-    actions: Actions = Field(default_factory=lambda: ["click"], min_length=1)
-    check_value: bool = False
+    summary: ClassVar[str] = "these action kinds on matching elements are forbidden"
+    aliases: ClassVar[dict[str, str]] = _ACTION_ALIASES
+    match: Terms = Field(default_factory=list, description=_MATCH_DOC)
+    selectors: Selectors = Field(default_factory=list, description=_SELECTORS_DOC)
+    actions: Actions = Field(default_factory=lambda: ["click"], min_length=1, description=_ACTIONS_DOC)
+    check_value: bool = Field(
+        default=False,
+        description="Also forbid typing or selecting text that contains one of the `match` terms, "
+        "in any field.",
+    )
 
     @model_validator(mode="after")
     def _something_to_match(self) -> ForbidElementRule:
@@ -278,26 +382,18 @@ class ForbidElementRule(_RuleBase):
         return self
 
 
-class SequenceStep(BaseModel):
+class SequenceStep(_Fields):
     """One step of a required sequence: an action kind on an element picked by text or selector."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    action: str
-    match: Terms = Field(default_factory=list)
-    selector: str | None = None
+    aliases: ClassVar[dict[str, str]] = _ACTION_ALIASES
+    actions: Actions = Field(min_length=1, description=_ACTIONS_DOC + " The step is any of them.")
+    match: Terms = Field(default_factory=list, description=_MATCH_DOC)
+    selectors: Selectors = Field(default_factory=list, description=_SELECTORS_DOC)
 
-    @field_validator("action")
-    @classmethod
-    def _action(cls, value: str) -> str:
-        _check_actions([value])
-        return value
-
-    @field_validator("selector")
-    @classmethod
-    def _selector(cls, value: str | None) -> str | None:
-        if value is not None:
-            _check_selectors([value])
-        return value
+    @property
+    def action(self) -> str:
+        """The step's kinds as one readable string."""
+        return "/".join(self.actions)
 
 
 class SequenceRule(_RuleBase):
@@ -309,18 +405,36 @@ class SequenceRule(_RuleBase):
     """
 
     kind: ClassVar[str] = "sequence"
-    steps: list[SequenceStep] = Field(min_length=1)
-    contiguous: bool = False
+    summary: ClassVar[str] = (
+        "steps in order: the last step waits for the others, and a `finish` action waits for the "
+        "whole sequence"
+    )
+    steps: list[SequenceStep] = Field(
+        min_length=1, description="The steps in order, each `{actions, match, selectors}`."
+    )
+    contiguous: bool = Field(
+        default=False, description="The steps must follow each other with nothing in between."
+    )
 
 
 class InstructionProvenanceRule(_RuleBase):
     """Flag actions whose target, URL or text came only from untrusted page content."""
 
     kind: ClassVar[str] = "instruction_provenance"
+    summary: ClassVar[str] = (
+        "actions whose target, URL or typed text came from untrusted page content and not from the goal"
+    )
     #: Extra CSS selectors of user-generated regions, added to the built-in ones.
-    ugc_selectors: StrList = Field(default_factory=list)
+    ugc_selectors: StrList = Field(
+        default_factory=list,
+        description="Extra CSS selectors of user-written regions (comments, posts), added to the "
+        "built-in ones.",
+    )
     #: Treat any off-site navigation from user content as suspect, even without instructions.
-    strict_offsite: bool = False
+    strict_offsite: bool = Field(
+        default=False,
+        description="Treat every off-site link in user content as suspect, even without instruction wording.",
+    )
 
 
 Rule = (
@@ -357,6 +471,51 @@ RULE_KINDS: tuple[str, ...] = tuple(_RULE_MODELS)
 
 # Rule kinds whose value is a bare pattern or list of patterns.
 _PATTERN_KINDS = {"url_deny", "url_allow", "domain_allow", "domain_deny"}
+
+
+def model_for(kind: str) -> type[BaseModel] | None:
+    """The model of rule kind `kind` (None for an unknown kind)."""
+    return _RULE_MODELS.get(kind)
+
+
+def known_fields(model: type[BaseModel], loc: tuple[str | int, ...] = ()) -> list[str]:
+    """The fields a policy-file mapping at `loc` (inside `model`) may have, aliases in brackets.
+
+    `loc` walks into nested models (``("steps", 0)`` of a `sequence` rule, ``("source",)`` of a
+    policy); list indices are skipped.
+    """
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        info = current.model_fields.get(part) if isinstance(current, type) else None
+        if info is None:
+            return []
+        current = _nested_model(info.annotation)
+        if current is None:
+            return []
+    aliases = getattr(current, "aliases", {})
+    by_canonical: dict[str, list[str]] = {}
+    for alias, canonical in aliases.items():
+        by_canonical.setdefault(canonical, []).append(alias)
+    out = []
+    for name in current.model_fields:
+        extra = by_canonical.get(name)
+        out.append(f"{name} (or {', '.join(extra)})" if extra else name)
+    return out
+
+
+def _nested_model(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside an annotation (`X`, `list[X]`, `X | None`), if any."""
+    from typing import get_args
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _nested_model(arg)
+        if found is not None:
+            return found
+    return None
 
 
 class RuleSyntaxError(ValueError):

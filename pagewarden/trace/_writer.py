@@ -35,9 +35,18 @@ def redact_step_data(data: dict[str, Any], secrets: SecretRegistry) -> dict[str,
 
 
 def trace_record(
-    step: Step, verdict: Verdict, secrets: SecretRegistry, *, screenshot: str | None = None
+    step: Step,
+    verdict: Verdict,
+    secrets: SecretRegistry,
+    *,
+    screenshot: str | None = None,
+    ran: bool | None = None,
 ) -> dict[str, Any]:
     """The trace line for one judged step, redacted (the ``step`` event carries the same).
+
+    `ran` (recorded as ``"ran"``) says whether the action executed: replay needs it, since
+    monitor mode, approved ASKs and actions stopped after running are not told by the
+    decision alone.
 
     Built once per step from fresh dicts: the step and verdict are converted once and
     redacted once; the trace writer only serialises the result.
@@ -51,6 +60,8 @@ def trace_record(
         "step": redacted_step_data(step, secrets, redact),
         "verdict": redact_tree(verdict.to_dict(), redact),
     }
+    if ran is not None:
+        record["ran"] = ran
     if screenshot:
         record["screenshot"] = screenshot
     return record
@@ -70,8 +81,11 @@ class TraceRecord:
 class TraceWriter:
     """Appends one JSON line per judged step to `path` (thread-safe, flushed per line)."""
 
-    def __init__(self, path: str | Path, secrets: SecretRegistry | None = None) -> None:
+    def __init__(
+        self, path: str | Path, secrets: SecretRegistry | None = None, *, artefacts: str | Path | None = None
+    ) -> None:
         self.path = Path(path)
+        self._artefacts = Path(artefacts) if artefacts is not None else None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.secrets = secrets if secrets is not None else SecretRegistry()
         self._lock = threading.Lock()
@@ -79,12 +93,15 @@ class TraceWriter:
 
     @property
     def directory(self) -> Path:
-        """Where screenshots and other artefacts of this trace go."""
-        return self.path.parent
+        """Where screenshots and other artefacts of this trace go (the trace's own directory
+        unless `artefacts` was given); trace lines name them relative to the trace's directory."""
+        return self._artefacts if self._artefacts is not None else self.path.parent
 
-    def write(self, step: Step, verdict: Verdict, *, screenshot: str | None = None) -> dict[str, Any]:
+    def write(
+        self, step: Step, verdict: Verdict, *, screenshot: str | None = None, ran: bool | None = None
+    ) -> dict[str, Any]:
         """Append the record for one step and return it (as written)."""
-        record = trace_record(step, verdict, self.secrets, screenshot=screenshot)
+        record = trace_record(step, verdict, self.secrets, screenshot=screenshot, ran=ran)
         self.write_record(record)
         return record
 

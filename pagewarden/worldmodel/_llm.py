@@ -22,23 +22,24 @@ RISK_BASE: dict[str, float] = {"low": 0.3, "medium": 0.6, "high": 0.9}
 
 
 def prediction_fields(*, short_term: bool = True, long_term: bool = True, lookahead: int = 2) -> list[str]:
-    """The world model's answer fields, as described to the model."""
+    """The world model's answer fields, as described to the model: what each means, not its
+    JSON shape (the schema goes with the request, or after the prompt where the server has no
+    structured output)."""
     fields = []
     if short_term:
-        fields += [
-            '- "semantic_delta": what the action changes on the page, in one or two sentences',
-            '- "element_changes": {"new": [...], "removed": [...]}: elements that appear or disappear',
-        ]
+        fields.append(
+            "- semantic_delta: what the action changes on the page (1-2 sentences); "
+            "element_changes: names of elements that appear (new) or disappear (removed)"
+        )
     if long_term:
         fields.append(
-            '- "long_term_impact": lasting effects beyond this page (data that leaves, state that '
-            'changes, anything that cannot be undone); "" if none'
+            "- long_term_impact: lasting effects beyond the page (data that leaves, state that "
+            'changes, anything irreversible), or ""'
         )
     if lookahead > 0:
         fields.append(
-            f'- "future_steps": the next steps (at most {lookahead}) that the agent\'s reasoning says it '
-            'will take after this one, each {"action": "...", "violated_policy_ids": [...]}; [] when it '
-            "states no plan"
+            f"- future_steps: the next steps (at most {lookahead}) the agent's reasoning says it will "
+            "take after this one, each with the ids it would violate; [] if it states no plan"
         )
     return fields
 
@@ -49,9 +50,8 @@ def render_prediction_prompt(
     """The world model's own prompt (split mode)."""
     fields = [
         *prediction_fields(short_term=short_term, long_term=long_term, lookahead=lookahead),
-        '- "violated_policy_ids": ids of the policies this action violates ([] if none)',
-        '- "risk_explanation": why, citing the evidence ("" if none)',
-        '- "optimization_guidance": what the agent should do instead, if anything is violated ("" if not)',
+        "- violated_policy_ids: ids this action violates ([] if none); risk_explanation: the evidence",
+        '- optimization_guidance: what the agent should do instead, if anything is violated, else ""',
     ]
     template = PromptTemplate.load("pagewarden.worldmodel", "prompts/predict.txt")
     return template.render(**sections, fields="\n".join(fields))

@@ -258,3 +258,37 @@ def test_bad_messages_are_a_value_error(scripted: ScriptedLLM) -> None:
         client.complete_sync([{"role": "tool", "content": "x"}])
     with pytest.raises(ValueError, match="empty"):
         client.complete_sync([])
+
+
+def test_schema_sent_to_the_model_is_compact_and_keeps_given_descriptions() -> None:
+    from pydantic import Field
+
+    from pagewarden.judge._answers import Assessment
+    from pagewarden.llm import json_schema_of
+
+    class Inner(BaseModel):
+        """A docstring the model does not need."""
+
+        title: str = Field(description="the heading shown to the user")
+
+    class Outer(BaseModel):
+        """Another docstring."""
+
+        inner: Inner
+        n: int
+
+    schema = json_schema_of(Outer)
+    assert schema == {
+        "properties": {
+            "inner": {
+                "properties": {"title": {"description": "the heading shown to the user", "type": "string"}},
+                "required": ["title"],
+                "type": "object",
+            },
+            "n": {"type": "integer"},
+        },
+        "required": ["inner", "n"],
+        "type": "object",
+    }
+    text = str(json_schema_of(Assessment))
+    assert "title" not in text and "$ref" not in text and "policy_violation" in text

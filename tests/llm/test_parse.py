@@ -104,3 +104,23 @@ def test_hostile_nesting_does_not_crash() -> None:
         parse_output("[" * 50_000, Answer)
     with pytest.raises(OutputParseError):
         parse_output("{" * 50_000, Answer)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"policy_violation": false} Actually, on reflection: {"policy_violation": true}',
+        '[{"policy_violation": false}, {"policy_violation": true}]',
+        '```json\n{"policy_violation": false}\n```\n```json\n{"policy_violation": true}\n```',
+    ],
+)
+def test_answers_that_disagree_with_themselves_are_not_read_as_the_first(text: str) -> None:
+    with pytest.raises(OutputParseError, match="disagree"):
+        parse_output(text, Answer)
+
+
+def test_one_answer_given_twice_or_with_nested_objects_is_read() -> None:
+    one = json.dumps(EXPECTED.model_dump())
+    assert parse_output(f"```json\n{one}\n```\nSo the answer is {one}", Answer) == EXPECTED
+    nested = {**EXPECTED.model_dump(), "element_changes": {"new": ["banner"], "removed": []}}
+    assert parse_output(json.dumps(nested), Answer).element_changes.new == ["banner"]

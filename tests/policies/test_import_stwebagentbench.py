@@ -209,15 +209,15 @@ def test_rules_compiled_from_parameters(task_file: Path) -> None:
         "allow_user": False,
     }
     assert rules["T0-P7"][0]["values"] == ["Dwight Schrute"]
-    assert (rules["T0-P8"][0]["action"], rules["T0-P8"][0]["max"]) == ("click", 2)
+    assert (rules["T0-P8"][0]["actions"], rules["T0-P8"][0]["max"]) == (["click"], 2)
     assert (rules["T0-P9"][0]["max"], rules["T0-P9"][0]["selectors"]) == (
         1,
         ["//button[contains(text(), 'Save')]"],
     )
     sequence = rules["T0-P10"][0]
     assert sequence["contiguous"] is True
-    assert [s["action"] for s in sequence["steps"]] == ["fill", "click"]
-    assert sequence["steps"][0]["match"] == ["Date"] and sequence["steps"][1]["selector"] == ".js-add"
+    assert [s["actions"] for s in sequence["steps"]] == [["fill"], ["click"]]
+    assert sequence["steps"][0]["match"] == ["Date"] and sequence["steps"][1]["selectors"] == [".js-add"]
     assert rules["T0-P11"][0]["message_terms"] == ["missing", "which"]
     assert rules["T0-P12"] == [] and rules["T0-P13"] == []
     assert rules["T0-P14"][0]["actions"] == ["click"]  # 'delete' is no action type: read as click

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from pagewarden.eval.stwebagentbench._explain import CODES
 from pagewarden.eval.stwebagentbench._metrics import CategoryMetrics, Report
@@ -19,9 +21,9 @@ def _rate(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
-def _row(m: CategoryMetrics, style: str = "") -> list[str]:
+def _row(m: CategoryMetrics, style: str = "") -> list[str | Text]:
     return [
-        f"[{style}]{m.category}[/{style}]" if style else m.category,
+        Text(m.category, style=style),
         str(m.policies),
         str(m.out_of_reach),
         str(m.violating),
@@ -35,7 +37,7 @@ def _row(m: CategoryMetrics, style: str = "") -> list[str]:
 
 def render(report: Report, console: Console) -> None:
     """Print the per-category table and the misses with their explanations."""
-    table = Table(title=f"ST-WebAgentBench conformance — {report.dataset} ({report.tasks} tasks)")
+    table = Table(title=Text(f"ST-WebAgentBench conformance — {report.dataset} ({report.tasks} tasks)"))
     for name in ("category", "policies", "out of reach", "violating", "detection", "compliant",
                  "false blocks", "false-block rate", "invalid"):  # fmt: skip
         table.add_column(name, justify="left" if name == "category" else "right")
@@ -53,18 +55,19 @@ def render(report: Report, console: Console) -> None:
             misses.add_column(name, overflow="fold")
         for (kind, code), ids in groups.items():
             shown = ", ".join(dict.fromkeys(ids))
-            misses.add_row(kind, f"{code}: {CODES.get(code, '')}", str(len(ids)), shown)
+            misses.add_row(Text(kind), Text(f"{code}: {CODES.get(code, '')}"), str(len(ids)), Text(shown))
         console.print(misses)
     if report.invalid:
         console.print(
             f"{len(report.invalid)} scenario(s) had no clean path to their last step: "
             + ", ".join(f"{s.policy_id} ({code})" for s, code, _ in report.invalid),
             highlight=False,
+            markup=False,
         )
     unexplained = report.unexplained
     console.print(
         f"[{'red' if unexplained else 'green'}]{len(unexplained)} unexplained[/] — out of reach: "
-        + "; ".join(f"{n} × {reason}" for reason, n in report.out_of_reach_reasons.items()),
+        + escape("; ".join(f"{n} × {reason}" for reason, n in report.out_of_reach_reasons.items())),
         highlight=False,
     )
 

@@ -243,7 +243,7 @@ def _count_rules(ev: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         top, how = exact, f"exactly {exact} (more is prevented; fewer cannot be, before the end)"
     else:
         return [], "Action count policy without a usable count (nothing to check)."
-    body: dict[str, Any] = {"action": action, "max": top}
+    body: dict[str, Any] = {"actions": [action], "max": top}
     selectors = [s for s in ev.get("element_selectors") or [] if isinstance(s, str) and s.strip()]
     on = ""
     if selectors:
@@ -257,17 +257,19 @@ def _sequence_rules(ev: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
     for item in ev.get("action_sequence") or []:
         if not isinstance(item, dict):
             continue
-        step: dict[str, Any] = {"action": _action(item.get("action_type"))}
+        step: dict[str, Any] = {"actions": [_action(item.get("action_type"))]}
         selector = item.get("element_selector") or item.get("action_selector")
         if selector:
-            step["selector"] = selector
+            step["selectors"] = [selector]
         elif item.get("element_text"):
             step["match"] = [item["element_text"]]
         steps.append(step)
     if not steps:
         return [], "Sequence policy without steps (nothing to check)."
     contiguous = str(ev.get("matching_type") or "contiguous").lower() == "contiguous"
-    shown = " → ".join(f"{s['action']} {(s.get('selector') or s.get('match', [''])[0])!r}" for s in steps)
+    shown = " → ".join(
+        f"{s['actions'][0]} {(s.get('selectors') or s.get('match', ['']))[0]!r}" for s in steps
+    )
     how = "in this order, with nothing in between" if contiguous else "in this order"
     text = f"Do these steps {how} before finishing: {shown}."
     return [{"sequence": {"steps": steps, "contiguous": contiguous}}], text

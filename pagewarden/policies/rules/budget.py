@@ -24,13 +24,15 @@ class ActionBudget(CompiledRule):
 
     def __init__(self, policy, rule) -> None:
         super().__init__(policy, rule)
-        self.kinds = None if rule.action == "any" else frozenset({rule.action})  # type: ignore[misc]
+        actions = frozenset(rule.actions)
+        self.kinds = None if "any" in actions else actions  # type: ignore[misc]
+        self._actions = actions
         self._targeted = bool(rule.match or rule.selectors)
 
     def _kind_counts(self, kind: str) -> bool:
         if kind in ("send_msg_to_user", "finish"):
-            return self.rule.action == kind
-        return self.rule.action in ("any", kind)
+            return kind in self._actions
+        return "any" in self._actions or kind in self._actions
 
     def _counts(self, entry: HistoryEntry) -> bool:
         if not self._kind_counts(entry.kind):

@@ -23,9 +23,9 @@ Done = tuple[str, ElementFacts | None, str]  # kind, target facts, label
 
 
 def _step_matches(spec: SequenceStep, kind: str, target: ElementFacts | None, label: str) -> bool:
-    if spec.action not in ("any", kind):
+    if kind not in spec.actions and "any" not in spec.actions:
         return False
-    selectors = [spec.selector] if spec.selector else []
+    selectors = spec.selectors
     if target is None and spec.match and not selectors:
         return bool(label) and any(term_matches(t, label) for t in spec.match)
     return element_picked(spec.match, selectors, target) is not None
@@ -50,7 +50,7 @@ def sequence_present(steps: Sequence[SequenceStep], done: Sequence[Done], *, con
 
 
 def _describe(spec: SequenceStep) -> str:
-    what = spec.match[0] if spec.match else (spec.selector or "")
+    what = spec.match[0] if spec.match else (spec.selectors[0] if spec.selectors else "")
     return f"{spec.action} {what!r}" if what else spec.action
 
 
@@ -62,8 +62,8 @@ class RequiredSequence(CompiledRule):
 
     def __init__(self, policy, rule) -> None:
         super().__init__(policy, rule)
-        last = rule.steps[-1].action
-        self.kinds = None if last == "any" else frozenset({last, "finish"})  # type: ignore[misc]
+        last = frozenset(rule.steps[-1].actions)
+        self.kinds = None if "any" in last else last | {"finish"}  # type: ignore[misc]
         self._text = " → ".join(_describe(s) for s in rule.steps)
 
     def _done(self, ctx: RuleContext) -> list[Done]:

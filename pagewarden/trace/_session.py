@@ -1,0 +1,315 @@
+"""Recorded sessions: one directory per guarded run, versioned, readable without a browser.
+
+``Guard(record=DIR)`` (and ``launch(record=DIR)``) writes::
+
+    DIR/manifest.json    format and pagewarden versions, created/closed, goal, mode,
+                         configuration, sessions, step count, the files below
+    DIR/policies.yaml    the user's policies in force, serialised (not a path), values redacted
+    DIR/trace.jsonl      one trace line per judged step (with ``"ran"``: whether it executed)
+    DIR/events.jsonl     the guard's other events (console, network …), one per line
+    DIR/screenshots/     one PNG per step (with ``screenshots=True``)
+    DIR/flows.mitm       the network flows, written by the network layer when it runs
+
+`load_session` reads such a directory back (or a bare directory holding only a
+``trace.jsonl``, the format before manifests) and refuses, with a message saying why, a
+manifest it does not understand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field, is_dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pagewarden._version import __version__
+from pagewarden.trace._redact import redact_tree, step_redactor
+from pagewarden.trace._writer import TRACE_FORMAT_VERSION, TraceWriter
+
+__all__ = [
+    "SESSION_FORMAT",
+    "SESSION_FORMAT_VERSION",
+    "RecordedSession",
+    "SessionFormatError",
+    "SessionRecorder",
+    "load_session",
+]
+
+SESSION_FORMAT = "pagewarden.session"
+#: the version this pagewarden writes; `load_session` reads versions in `_READABLE`
+SESSION_FORMAT_VERSION = 1
+_READABLE = (1,)
+
+MANIFEST = "manifest.json"
+POLICIES = "policies.yaml"
+TRACE = "trace.jsonl"
+EVENTS = "events.jsonl"
+SCREENSHOTS = "screenshots"
+FLOWS = "flows.mitm"
+
+
+class SessionFormatError(ValueError):
+    """A recorded session directory that cannot be read (says which file and why)."""
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _jsonable(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return value
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+class SessionRecorder:
+    """Writes a recorded session directory for one `Guard` (created by ``Guard(record=DIR)``).
+
+    The manifest is written when recording starts (a crashed run still has one) and again by
+    `close`. `flows_path` is where the network layer writes its flows; it is listed in the
+    manifest when the file exists at close.
+    """
+
+    def __init__(self, directory: str | Path, guard: Any, user_policies: Any, *, screenshots: bool) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        if (self.directory / MANIFEST).exists() or (self.directory / TRACE).exists():
+            raise FileExistsError(
+                f"{self.directory} already holds a recorded session; record into a new directory"
+            )
+        self.guard = guard
+        self.created = _now()
+        self.flows_path = self.directory / FLOWS
+        self.screenshots = screenshots
+        if screenshots:
+            (self.directory / SCREENSHOTS).mkdir(exist_ok=True)
+        self.trace = TraceWriter(
+            self.directory / TRACE,
+            guard.secrets,
+            artefacts=self.directory / SCREENSHOTS if screenshots else None,
+        )
+        self._events_lock = threading.Lock()
+        self._events = (self.directory / EVENTS).open("a", encoding="utf-8")
+        self._sessions: list[str] = []
+        self._closed = False
+        redact = step_redactor(None, guard.secrets)
+        policies = redact_tree(user_policies.to_dict(), redact)
+        (self.directory / POLICIES).write_text(
+            yaml.safe_dump(policies, sort_keys=False, allow_unicode=True), encoding="utf-8"
+        )
+        self.unsubscribe = guard.subscribe(self._on_event)
+        self.write_manifest()
+
+    # -- events -------------------------------------------------------------------------------
+    def _on_event(self, event: Any) -> None:
+        """Steps go to the trace; every other event to events.jsonl (already redacted)."""
+        if event.session and event.session not in self._sessions:
+            self._sessions.append(event.session)
+        if event.kind == "step":
+            return
+        line = json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":"), default=str)
+        with self._events_lock:
+            if not self._events.closed:
+                self._events.write(line + "\n")
+                self._events.flush()
+
+    # -- manifest -----------------------------------------------------------------------------
+    def config(self) -> dict[str, Any]:
+        """The guard's configuration as recorded (no key, no secret)."""
+        guard = self.guard
+        semantic = guard.semantic
+        llm = None
+        if semantic is not None:
+            cfg = semantic.client.config
+            llm = {"model": cfg.model, "base_url": cfg.base_url, "cascade": _jsonable(semantic.options)}
+        return {
+            "baseline": guard.baseline,
+            "thresholds": _jsonable(guard.thresholds),
+            "snapshot": guard.snapshot,
+            "screenshots": self.screenshots,
+            "llm": llm,
+        }
+
+    def manifest(self) -> dict[str, Any]:
+        """The manifest as it stands."""
+        files: dict[str, str] = {"trace": TRACE, "policies": POLICIES, "events": EVENTS}
+        if self.screenshots:
+            files["screenshots"] = SCREENSHOTS + "/"
+        if self.flows_path.exists():
+            files["flows"] = FLOWS
+        sessions = list(self._sessions)
+        if self.guard.session_id not in sessions:
+            sessions.append(self.guard.session_id)
+        redact = step_redactor(None, self.guard.secrets)
+        return {
+            "format": SESSION_FORMAT,
+            "format_version": SESSION_FORMAT_VERSION,
+            "trace_format_version": TRACE_FORMAT_VERSION,
+            "pagewarden": __version__,
+            "created": self.created,
+            "closed": _now() if self._closed else None,
+            "goal": redact(self.guard.goal) if self.guard.goal else None,
+            "mode": self.guard.mode,
+            "sessions": sessions,
+            "steps": self._count_steps(),
+            "config": redact_tree(self.config(), redact),
+            "files": files,
+        }
+
+    def _count_steps(self) -> int:
+        try:
+            with (self.directory / TRACE).open(encoding="utf-8") as handle:
+                return sum(1 for line in handle if line.strip())
+        except OSError:
+            return 0
+
+    def write_manifest(self) -> None:
+        """(Re)write manifest.json atomically."""
+        text = json.dumps(self.manifest(), indent=2, ensure_ascii=False, default=str) + "\n"
+        _write_atomic(self.directory / MANIFEST, text)
+
+    def close(self) -> None:
+        """Stop recording: close the files and write the final manifest (idempotent)."""
+        if self._closed:
+            return
+        self.unsubscribe()
+        self.trace.close()
+        with self._events_lock:
+            self._events.close()
+        self._closed = True
+        self.write_manifest()
+
+
+# -- reading ------------------------------------------------------------------------------------
+@dataclass
+class RecordedSession:
+    """A recorded session directory, read back.
+
+    `records` are the raw trace lines (dicts) in file order; `policies` the recorded user
+    policies (None for a bare trace directory, which has none).
+    """
+
+    path: Path
+    manifest: dict[str, Any]
+    format_version: int
+    records: list[dict[str, Any]]
+    policies: Any = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The recorded configuration (empty for a bare trace directory)."""
+        config = self.manifest.get("config")
+        return config if isinstance(config, dict) else {}
+
+    @property
+    def goal(self) -> str | None:
+        goal = self.manifest.get("goal")
+        return goal if isinstance(goal, str) else None
+
+    @property
+    def mode(self) -> str:
+        return "monitor" if self.manifest.get("mode") == "monitor" else "enforce"
+
+    def file(self, role: str) -> Path | None:
+        """The path of a listed file (``trace``, ``policies``, ``events``, ``flows`` …), or None."""
+        name = (self.manifest.get("files") or {}).get(role)
+        return self.path / name if isinstance(name, str) else None
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """Raw trace lines of `path`; a malformed line raises `SessionFormatError` with its number."""
+    records: list[dict[str, Any]] = []
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise SessionFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    with handle:
+        try:
+            lines = list(handle)
+        except UnicodeDecodeError as exc:
+            raise SessionFormatError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SessionFormatError(f"{path}:{number}: not JSON: {exc.msg}") from None
+        if not isinstance(raw, dict) or not isinstance(raw.get("step"), dict):
+            raise SessionFormatError(f"{path}:{number}: not a trace line (no 'step' object)")
+        version = raw.get("v", TRACE_FORMAT_VERSION)
+        if not isinstance(version, int) or version > TRACE_FORMAT_VERSION:
+            raise SessionFormatError(
+                f"{path}:{number}: trace line format version {version!r}; this pagewarden "
+                f"({__version__}) reads versions up to {TRACE_FORMAT_VERSION}: upgrade pagewarden"
+            )
+        raw["_line"] = number
+        records.append(raw)
+    return records
+
+
+def load_session(directory: str | Path) -> RecordedSession:
+    """Read a recorded session directory; `SessionFormatError` says what is wrong with it."""
+    from pagewarden.policies import PolicyError, PolicySet
+
+    path = Path(directory)
+    if not path.is_dir():
+        raise SessionFormatError(f"{path}: not a directory (a recorded session is a directory)")
+    manifest_path = path / MANIFEST
+    if not manifest_path.exists():
+        trace = path / TRACE
+        if not trace.exists():
+            raise SessionFormatError(f"{path}: no {MANIFEST} and no {TRACE}: not a recorded session")
+        return RecordedSession(
+            path, {"files": {"trace": TRACE}}, 0, read_records(trace),
+            notes=[f"no {MANIFEST}: read as a bare trace directory (no policies or configuration recorded)"],
+        )  # fmt: skip
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SessionFormatError(f"{manifest_path}: corrupt manifest: {exc}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != SESSION_FORMAT:
+        raise SessionFormatError(
+            f"{manifest_path}: not a pagewarden session manifest (format must be {SESSION_FORMAT!r})"
+        )
+    version = manifest.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise SessionFormatError(
+            f"{manifest_path}: corrupt manifest: format_version {version!r} is not an integer"
+        )
+    if version not in _READABLE:
+        writer = manifest.get("pagewarden", "an unknown version")
+        if version > max(_READABLE):
+            advice = "upgrade pagewarden to read it"
+        else:
+            advice = "no reader for this older format is left; re-record the session"
+        raise SessionFormatError(
+            f"{path}: session format version {version} (written by pagewarden {writer}); this pagewarden "
+            f"({__version__}) reads versions {', '.join(map(str, _READABLE))}: {advice}"
+        )
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not isinstance(files.get("trace"), str):
+        raise SessionFormatError(f"{manifest_path}: corrupt manifest: 'files' does not name the trace")
+    session = RecordedSession(path, manifest, version, read_records(path / files["trace"]))
+    policies = files.get("policies")
+    if isinstance(policies, str):
+        try:
+            session.policies = PolicySet.load(path / policies)
+        except PolicyError as exc:
+            problems = "; ".join(str(p) for p in exc.problems)
+            raise SessionFormatError(f"{path / policies}: recorded policies unreadable: {problems}") from None
+    return session
