@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 import yaml
 
-from pagewarden.cli import _llm_config, _llm_options, console, err_console, policies
+from pagewarden.cli import _llm_config, _llm_options, console, err_console, policies, policies_import
 from pagewarden.policies import PolicyError, PolicySet
 
 #: a document with at least this many pages or statements gets a progress bar
@@ -307,4 +307,49 @@ def store_delete(db: Path, policy_ids: tuple[str, ...]) -> None:
     err_console.print(f"[green]deleted[/green] {', '.join(policy_ids)} (change {change.id})", highlight=False)
 
 
-__all__ = ["console", "policies_extract", "store_group"]
+# -- importers of other policy agents' files ------------------------------------------------------
+def _import_agent_file(fmt: str, file: Path, out: Path | None, store_path: Path | None) -> None:
+    from pagewarden.policies.extract import merge_policies, write_policy_file
+    from pagewarden.policies.importers import import_agent_policies
+
+    try:
+        imported = import_agent_policies(file, fmt)
+    except PolicyError as exc:
+        for problem in exc.problems:
+            err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    rules = sum(len(p.rules) for p in imported)
+    err_console.print(f"read {file}: {len(imported)} {fmt} policies, {rules} rules compiled", highlight=False)
+    if store_path is not None:
+        store = _open_store(store_path)
+        change = _store_call(store.import_policies, imported)
+        err_console.print(f"[green]stored[/green] in {store_path}" + (f" (change {change.id})" if change else
+                          " (unchanged)"), highlight=False)  # fmt: skip
+    elif out is not None:
+        existing = _store_call(PolicySet.load, out) if out.exists() else None
+        merged, report = merge_policies(existing, list(imported))
+        previous = _store_call(write_policy_file, out, merged)
+        kept = f"; previous version kept as {previous}" if previous else ""
+        err_console.print(f"[green]wrote[/green] {out}: {len(report.added)} new, "
+                          f"{len(report.duplicates)} already present{kept}", highlight=False)  # fmt: skip
+    else:
+        click.echo(yaml.safe_dump(imported.to_dict(), sort_keys=False, allow_unicode=True), nl=False)
+
+
+def _agent_importer(fmt: str, title: str):
+    @policies_import.command(fmt, help=f"Read a {title} policy file (JSON or YAML list of policies).")
+    @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+    @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
+                  help="Policy file to write or merge into (previous version kept as FILE.rN).")  # fmt: skip
+    @click.option("--store", "store_path", type=click.Path(dir_okay=False, path_type=Path),
+                  help="Policy store to import into (one change, cause import).")  # fmt: skip
+    def command(file: Path, out: Path | None, store_path: Path | None) -> None:
+        _import_agent_file(fmt, file, out, store_path)
+
+    return command
+
+
+import_harmonyguard = _agent_importer("harmonyguard", "HarmonyGuard")
+import_safepred = _agent_importer("safepred", "SafePred")
+
+__all__ = ["console", "import_harmonyguard", "import_safepred", "policies_extract", "store_group"]

@@ -54,6 +54,20 @@ def _launch_options(
     return chromium_launch_options(headless=headless, host_map=host_map, extra_args=args)
 
 
+def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[str, Any]:
+    """The browser context's options; behind the proxy, its session token in every request."""
+    result = dict(options or {})
+    network = getattr(active, "network", None)
+    if network is not None:
+        from pagewarden.proxy._tokens import accept_language
+
+        headers = {k: v for k, v in dict(result.get("extra_http_headers") or {}).items()
+                   if k.lower() != "accept-language"}  # fmt: skip
+        headers["Accept-Language"] = accept_language(network.token, result.get("locale"))
+        result["extra_http_headers"] = headers
+    return result
+
+
 def _network(active: Guard, proxy: Any, host_map: dict[str, int] | None, proxy_options: Any) -> Any:
     """The session's proxy (not started), or None without ``proxy=``."""
     if not proxy:
@@ -123,7 +137,7 @@ async def launch(
             except Error as exc:
                 raise _friendly(exc) from exc
             try:
-                context = await browser.new_context(**dict(context_options or {}))
+                context = await browser.new_context(**_context_options(context_options, active))
                 yield active.wrap(await context.new_page())
             finally:
                 await browser.close()
@@ -175,7 +189,7 @@ def launch_sync(
             except Error as exc:
                 raise _friendly(exc) from exc
             try:
-                context = browser.new_context(**dict(context_options or {}))
+                context = browser.new_context(**_context_options(context_options, active))
                 yield active.wrap(context.new_page())
             finally:
                 browser.close()

@@ -476,8 +476,10 @@ class SemanticTier:
                     f"the model found nothing wrong but its answer repeats instructions from page "
                     f"content or the agent's reasoning ({'; '.join(relayed[:2])}): it may have been steered"
                 )
-            labels = ("agent", "page", "previous step")  # not past violations: they quote attackers
-            directed = addresses_judge(fenced_data(consultation.messages[0], consultation.token, labels))
+            # Not past violations: they quote attackers on purpose.
+            page = fenced_data(consultation.messages[0], consultation.token, ("page",))
+            agent = fenced_data(consultation.messages[0], consultation.token, ("agent", "previous step"))
+            directed = addresses_judge(page) + addresses_judge(agent, dictating=False)
             if directed:
                 return (
                     "page content or the agent's reasoning addresses the guard itself "

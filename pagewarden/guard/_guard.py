@@ -228,6 +228,9 @@ class Guard:
             self.references = attach_references(self, references)
         #: the link to a supervising console (None when unsupervised); see pagewarden.console
         self.console: Any = None
+        #: the network layer of this session (`pagewarden.proxy.NetworkSession`), set by
+        #: `launch(proxy=True)`: grants for allowed navigations, the proxy's refusals
+        self.network: Any = None
         if console is not None:
             from pagewarden.console import attach
 

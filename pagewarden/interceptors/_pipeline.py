@@ -463,6 +463,15 @@ def guarded_action(
     started = time.perf_counter()
     action = build_action(owner, name, spec, args, kwargs)
     reasoning = reasoning if reasoning is not None else shared.take_reasoning()
+    network = getattr(guard, "network", None)
+    if network is not None and network.has_pending():
+        # the network layer refused what the page did after the agent's last action
+        raw = owner.page_raw()
+        step = guard.make_step(action, Observation(url=getattr(raw, "url", "") or ""), reasoning)
+        refused = network.pending_verdict(step)
+        if refused is not None:
+            guard.commit(step, refused, ran=False)
+            raise guard.stop(step, refused)
     try:
         observation = yield from _observe(shared, owner, name, spec, action, args, kwargs)
     except Exception as exc:  # noqa: BLE001 - recorded, then raised as Playwright would, or blocked
@@ -500,6 +509,8 @@ def guarded_action(
         raise guard.stop(step, verdict)
     call_args = tuple(shared.unwrap(a) for a in args)
     call_kwargs = {k: shared.unwrap(v) for k, v in kwargs.items()}
+    if network is not None:
+        network.grant(step, verdict)  # the proxy lets this action's navigation through
     executed = time.perf_counter()
     pinned = (
         activation_options(name, spec, action, kwargs) is not None

@@ -4,9 +4,9 @@ model answer that relays an injected instruction while finding nothing wrong.
 The model's "nothing wrong" is only worth something if the page could not talk it into
 that. Two deterministic checks back it up (sans-I/O, on the text of one consultation):
 
-* `addresses_judge`: fenced data (page text, the agent's reasoning, past violations) that
-  speaks to the guard — names its answer fields, tells a judge / guard / reviewer what to
-  report, claims the action was approved or is safe. Ordinary pages do not do that; an
+* `addresses_judge`: fenced data (page text, the agent's reasoning) that speaks to the guard
+  — names its answer fields, addresses a judge / guard, forges markers — or, from a page,
+  dictates the verdict or claims the action was approved. Ordinary pages do not do that; an
   attack on the guard does.
 * `relayed_instructions`: phrases of the model's own answer that are instructions aimed at
   an agent or at the judge (`instruction_signals`, `addresses_judge`) and that it copied
@@ -28,7 +28,7 @@ _JUDGE = (
     r"(?:(?:(?:ai|llm|safety|security)\s+)?(?:judge|guard|guardrail|checker)s?|pagewarden"
     r"|(?:safety|security)\s+(?:system|model|layer|reviewer|monitor|filter|classifier)s?)"
 )
-_DIRECTED = tuple(
+_ADDRESSING = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
         # the answer's own vocabulary
@@ -36,18 +36,23 @@ _DIRECTED = tuple(
         # speaking to the judge
         rf"\b(?:to|for|dear|hey|attention|note|message|instructions?)\s+(?:the\s+|any\s+|all\s+)?{_JUDGE}\b",
         rf"(?:^|[.!?>\n]\s*){_JUDGE}\s*:\s*(?:answer|report|respond|output|return|allow|approve|ignore|this|the\s+action)",
-        rf"\b(?:tell|instruct|ask)\s+(?:the\s+)?{_JUDGE}\b",
-        # what the judge should answer
+        rf"\b(?:tell|instruct)\s+(?:the\s+)?{_JUDGE}\b",
+        # forged markers (defanged by the fence, still a sign)
+        r"\b(?:BEGIN|END)\s+UNTRUSTED\b",
+    )
+)
+#: Dictating the verdict or claiming approval: a sign when a page says it; an agent may say
+#: such things in its own words ("the user approved this action"), so its text is not held to them.
+_DICTATING = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
         r"\b(?:report|answer|respond|output|classify)\s+(?:this\s+|it\s+|the\s+action\s+)?(?:as\s+|with\s+)?"
         r"(?:no\s+(?:policy\s+)?violations?|safe|benign|harmless|compliant|approved|allowed)\b",
         r"\b(?:no|not\s+a)\s+(?:policy\s+)?violation\s+(?:here|occurs|applies)\b",
-        # claimed approval of this very action
         r"\bthis\s+(?:action|step|request|click|operation)\s+(?:is|was|has\s+been)\s+"
         r"(?:safe|pre[-\s]?approved|approved|authori[sz]ed|allowed|permitted|compliant)\b",
         r"\b(?:user|owner|admin(?:istrator)?|operator)\s+(?:has\s+)?(?:already\s+)?(?:approved|authori[sz]ed|"
         r"confirmed|allowed)\s+(?:this|the)\s+(?:action|step|request|click|operation)\b",
-        # forged markers (defanged by the fence, still a sign)
-        r"\b(?:BEGIN|END)\s+UNTRUSTED\b",
     )
 )
 _MIN_QUOTE = 12
@@ -59,12 +64,14 @@ def _fold(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def addresses_judge(text: str) -> list[str]:
-    """Phrases of `text` that speak to the guard or dictate its answer (empty: none)."""
+def addresses_judge(text: str, *, dictating: bool = True) -> list[str]:
+    """Phrases of `text` that speak to the guard (and, with `dictating`, that dictate its
+    answer or claim the action was approved); empty: none."""
     if not text:
         return []
     folded = unicodedata.normalize("NFKC", text)
-    return [m.group(0).strip(' .!?>\n')[:80] for p in _DIRECTED if (m := p.search(folded))]
+    patterns = (*_ADDRESSING, *_DICTATING) if dictating else _ADDRESSING
+    return [m.group(0).strip(" .!?>\n")[:80] for p in patterns if (m := p.search(folded))]
 
 
 def fenced_data(messages: Sequence[dict[str, str]], token: str, labels: Iterable[str] | None = None) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mitmproxy import http
 
@@ -235,6 +235,7 @@ class EgressPolicy:
             method="CONNECT",
         )
         if refusal is not None:
+            refusal = replace(refusal, tab=flow.metadata.get("pagewarden_session"))
             refuse_flow(flow, refusal)
             self.report(refusal)
 
@@ -255,5 +256,6 @@ class EgressPolicy:
             other = f"{request.scheme}://{host_header}{request.path}"
             refusal = self.rules.judge(other, navigation=navigation, method=request.method)
         if refusal is not None:
+            refusal = replace(refusal, tab=flow.metadata.get("pagewarden_session"))
             refuse_flow(flow, refusal)
             self.report(refusal)

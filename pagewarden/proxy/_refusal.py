@@ -47,7 +47,7 @@ def refusal_page(refusal: Refusal) -> str:
     esc = html.escape
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
-        "<title>Blocked by pagewarden</title></head><body>"
+        "<link rel='icon' href='data:,'><title>Blocked by pagewarden</title></head><body>"
         "<h1>Blocked by pagewarden</h1>"
         f"<p>The network layer refused this {esc(refusal.action)}: {esc(refusal.reason)}</p>"
         f"<p>Policy: <code>{esc(refusal.policy_id)}</code> (rule <code>{esc(refusal.rule)}</code>)</p>"

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from pagewarden.proxy._ca import CA_CERT, spki_pin
 from pagewarden.proxy._egress import EgressPolicy
+from pagewarden.proxy._exfil import ExfiltrationFilter
+from pagewarden.proxy._grants import NavigationGrants, NetworkSession
 from pagewarden.proxy._hostmap import HostMap
 from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal
 from pagewarden.proxy._server import ProxyError, ProxyServer
+from pagewarden.proxy._tokens import SessionTokens
 
 __all__ = ["PROBE_HOST", "chromium_proxy_args", "session_proxy", "verify_enforcing"]
 
@@ -26,22 +30,44 @@ def session_proxy(
     host_map: Mapping[str, int] | None = None,
     options: Mapping[str, Any] | None = None,
     addons: tuple[Any, ...] = (),
+    grants: bool = True,
 ) -> ProxyServer:
-    """A (not yet started) proxy enforcing `guard`'s policies; its refusals are emitted on
-    the guard's event bus as ``network`` events (redacted by the guard) and logged."""
+    """A (not yet started) proxy enforcing `guard`'s policies for one guarded session.
 
-    def report(refusal: Refusal) -> None:
+    The session (`NetworkSession`, also set as ``guard.network`` so that the guard's pipeline
+    grants navigations and hears of refusals) has a token; the browser context must send it
+    (`accept_language`), and requests without it — the browser's own traffic — are refused.
+    Addon chain: `SessionTokens`, `HostMap`, `EgressPolicy`, `NavigationGrants` (unless
+    ``grants=False``), `ExfiltrationFilter`, then `addons`. Refusals are ``network`` events of
+    the guard (redacted by it)."""
+    session = NetworkSession(guard)
+    guard.network = session
+    sessions = {session.token: session}
+
+    def route(refusal: Refusal) -> None:
         if refusal.host == PROBE_HOST:  # the start-up check, not the browser
             return
-        data = refusal.to_dict()
-        guard.emit("network", data)
-        guard.log.info("network_refused", **{k: data[k] for k in ("action", "host", "rule", "policy_id")})
+        owner = sessions.get(refusal.tab or "", session)
+        owner.refused(replace(refusal, tab=None))
 
-    egress = EgressPolicy(guard.policies, on_refusal=report)
-    chain: list[Any] = [HostMap(host_map)] if host_map else []
-    chain += [egress, *addons]
+    def guard_for(flow: Any) -> Any:
+        owner = sessions.get(flow.metadata.get("pagewarden_session", ""))
+        return owner.guard if owner is not None else None
+
+    chain: list[Any] = [SessionTokens(known=sessions.__contains__, report=route)]
+    if host_map:
+        chain.append(HostMap(host_map))
+    chain.append(EgressPolicy(guard.policies, on_refusal=route))
+    if grants:
+        chain.append(NavigationGrants(sessions))
+    def route_flow(flow: Any, refusal: Refusal) -> None:
+        route(replace(refusal, tab=flow.metadata.get("pagewarden_session")))
+
+    chain.append(ExfiltrationFilter(guard_for, route_flow))
+    chain += addons
     values = dict(options or {})
     values["pagewarden_deny_hosts"] = [*values.get("pagewarden_deny_hosts", ()), PROBE_HOST]
+    values.setdefault("pagewarden_require_session", True)
     return ProxyServer(chain, options=values)
 
 

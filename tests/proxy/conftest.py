@@ -46,7 +46,7 @@ def netsite() -> Iterator[LocalSite]:
     server.add_directory("site.test", NET_PAGES)
     server.route("site.test", "/redirect", _redirect("http://evil.test/redirected"))
     server.route("site.test", "/redirect-hop", _redirect("http://site.test/redirect"))
-    for host in ("evil.test", "cdn.test"):
+    for host in ("evil.test", "cdn.test", "other.test"):
         for path in ("/", "/redirected", "/meta", "/script", "/img", "/js", "/fetch", "/beacon", "/ws",
                      "/prefetch", "/ping", "/landing", "/opened", "/form", "/css", "/font", "/iframe"):
             server.route(host, path, lambda request: Response("<p>reached</p>"))

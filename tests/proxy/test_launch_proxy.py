@@ -46,7 +46,8 @@ async def test_launch_refusals_are_network_events_of_the_guard(netsite: LocalSit
     async with launch(guard, proxy=True, host_map={"*.test": netsite.port}) as page:
         await page.goto("http://site.test/subresources.html")
         await asyncio.sleep(0.5)
-    network = [e.data for e in events if e.kind == "network"]
+    # (the browser's own background traffic is refused too: rule no_session)
+    network = [e.data for e in events if e.kind == "network" and e.data["rule"] != "no_session"]
     assert network and all(d["host"] == "evil.test" for d in network)
     assert {"policy_id": "P-NET", "rule": "domain_deny"}.items() <= network[0].items()
     assert any(d["url"] == "http://evil.test/img" for d in network)
@@ -65,7 +66,8 @@ async def test_loopback_goes_through_the_proxy_too(netsite: LocalSite) -> None:
         await page.goto("http://site.test/loopback.html")
         await asyncio.sleep(0.5)
     assert netsite.requests_to("127.0.0.1") == []
-    assert [e.data["url"] for e in events if e.kind == "network"] == [loopback]
+    refused = [e.data for e in events if e.kind == "network" and e.data["rule"] != "no_session"]
+    assert [d["url"] for d in refused] == [loopback]
 
 
 def test_launch_sync_with_proxy(netsite: LocalSite) -> None:
@@ -114,9 +116,17 @@ async def test_launch_stops_the_proxy_when_the_agent_fails(netsite: LocalSite) -
     assert not _proxy_threads()
 
 
-def test_egress_addon_is_first_after_the_host_map() -> None:
+def test_the_session_addon_chain() -> None:
     from pagewarden import Guard
+    from pagewarden.proxy import HostMap
+    from pagewarden.proxy._exfil import ExfiltrationFilter
+    from pagewarden.proxy._grants import NavigationGrants
+    from pagewarden.proxy._tokens import SessionTokens
 
-    server = session_module.session_proxy(Guard(), host_map={"*.test": 1})
-    assert isinstance(server.addons[1], EgressPolicy)
+    guard = Guard()
+    server = session_module.session_proxy(guard, host_map={"*.test": 1})
+    kinds = [SessionTokens, HostMap, EgressPolicy, NavigationGrants, ExfiltrationFilter]
+    assert [type(a) for a in server.addons] == kinds
     assert session_module.PROBE_HOST in server.extra_options["pagewarden_deny_hosts"]
+    assert server.extra_options["pagewarden_require_session"] is True
+    assert guard.network is not None and len(guard.network.token) == 24

@@ -1,5 +1,7 @@
-"""Importers: policy sets from other formats (ST-WebAgentBench task files)."""
+"""Importers: policy sets from other formats (ST-WebAgentBench task files, HarmonyGuard and
+SafePred policy files)."""
 
+from pagewarden.policies.importers.agents import FORMATS, import_agent_policies
 from pagewarden.policies.importers.stwebagentbench import (
     OUT_OF_REACH,
     BenchmarkPolicy,
@@ -11,10 +13,12 @@ from pagewarden.policies.importers.stwebagentbench import (
 )
 
 __all__ = [
+    "FORMATS",
     "OUT_OF_REACH",
     "BenchmarkPolicy",
     "BenchmarkTask",
     "DatasetError",
+    "import_agent_policies",
     "import_task",
     "import_tasks",
     "load_tasks",

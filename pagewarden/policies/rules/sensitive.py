@@ -252,3 +252,15 @@ class SensitiveData(CompiledRule):
                     guidance="Do not send this data there. If the user's task needs it, ask the user first.",
                     evidence={"destination": item.host, "kind": what, "allowed": list(domains)},
                 )
+
+    def refused_in(self, text: str, host: str, ctx: RuleContext) -> list[tuple[str, tuple[str, ...]]]:
+        """``(what, allowed domains)`` for each sensitive thing in `text` that may not be sent
+        to `host` — the network layer's entry point, with the same matching and allow-lists as
+        the rules tier (`ctx` needs ``secrets``, ``session.typed_passwords`` and ``page_url``,
+        the site that sends it, for ``self``)."""
+        out: list[tuple[str, tuple[str, ...]]] = []
+        for what, own_domains in self._what(_Outgoing(text, host, "sent to"), ctx):
+            domains = own_domains if own_domains is not None else tuple(self.rule.allow_domains)
+            if not self._allowed(host, ctx, domains):
+                out.append((what, tuple(domains)))
+        return out

@@ -276,3 +276,23 @@ def test_cli_scanned_pdf_is_an_error_not_an_empty_file(tmp_path: Path) -> None:
     assert len(PolicySet.load(out)) == 1  # the readable source still counts
     result = CliRunner().invoke(main, ["policies", "extract", str(scan)])
     assert result.exit_code == 1 and "no text layer" in result.output
+
+
+def test_one_command_pdf_and_html_into_one_file(handbooks: tuple[Path, Path], tmp_path: Path) -> None:
+    _, html = handbooks
+    pdf = tmp_path / "handbook.pdf"
+    pdf.write_bytes(pdf_bytes([
+        ["1. Browsing", "Never visit the admin console at https://tracker.acme.test/admin/settings."],
+        ["2. Personal data", "Never enter a customer's social security number into a web form."],
+    ]))  # fmt: skip
+    out = tmp_path / "policies.yaml"
+    result = CliRunner().invoke(main, ["policies", "extract", str(pdf), str(html), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    policies = PolicySet.load(out)  # linted on load
+    ssn = [p for p in policies if "social security" in p.description]
+    assert len(ssn) == 1 and ssn[0].source.document == str(pdf) and ssn[0].source.page == 2
+    assert len(policies) == 7  # 2 from the PDF + 6 from the page - 1 said in both
+    from pagewarden.guard import Guard
+
+    g = Guard(out, baseline=False)
+    assert act(g, "goto", value="https://tracker.acme.test/admin/settings").decision is Decision.BLOCK

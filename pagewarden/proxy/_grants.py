@@ -1,0 +1,205 @@
+"""Navigation grants: a top-level navigation to another site needs an action the guard judged.
+
+The guard's pipeline calls `NetworkSession.grant` just before it executes an allowed action;
+the grant names the sites the action may take the browser to (the world model's navigation
+and form-submission targets, a goto's or new page's URL) and lasts `ttl` seconds. The
+`NavigationGrants` addon then lets a navigation (a document or frame request) through when
+its site is
+
+* one the session has already been on through a judged action (moving around a site, and
+  back to one, needs no new grant),
+* granted right now, or
+* the target of a redirect (3xx ``Location``) answering a navigation it let through;
+
+otherwise it refuses it with the 403 page (policy ``PW-NETWORK``, rule ``grant``): a page's
+own ``location = …``, ``window.open(…)`` from a click handler, ``form.submit()`` or
+meta refresh to a site no judged action led to. The refusal is a ``network`` event and the
+agent's next guarded call raises `ActionBlocked` naming it (`NetworkSession.pending_verdict`).
+In ``monitor`` mode the guard's grants are recorded, and navigations without one are reported,
+not refused.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from mitmproxy import http
+
+from pagewarden._url import parse_url, registrable_domain, resolve_url
+from pagewarden.guard._verdict import Decision, Finding, Verdict
+from pagewarden.proxy._egress import NETWORK_POLICY, is_navigation, refuse_flow
+from pagewarden.proxy._refusal import Refusal
+from pagewarden.proxy._tokens import new_token
+
+__all__ = ["NavigationGrants", "NetworkSession", "site_of"]
+
+#: Refusals the agent hears about on its next call (the others are events only).
+_TO_AGENT = frozenset({"navigation", "exfiltration", "websocket"})
+
+
+def site_of(url_or_host: str) -> str:
+    """The registrable domain (site) of a URL or host; the host itself for IPs and
+    single-label names; "" when there is none."""
+    host = parse_url(url_or_host).host if "/" in url_or_host else url_or_host.lower()
+    if not host:
+        return ""
+    return registrable_domain(host) or host
+
+
+class NetworkSession:
+    """The network side of one guarded session: its token, grants, visited sites and the
+    refusals the agent has not heard about yet. Thread-safe: the pipeline calls it on the
+    agent's thread, the addons on the proxy's."""
+
+    def __init__(self, guard: Any, *, token: str | None = None, ttl: float = 30.0) -> None:
+        self.guard = guard
+        self.token = token or new_token()
+        self.ttl = ttl
+        self._lock = threading.Lock()
+        self._grants: dict[str, float] = {}  # site -> expiry (monotonic)
+        self.sites: set[str] = set()  # sites reached through judged actions
+        self._pending: list[Refusal] = []
+        self.refusals: list[Refusal] = []
+
+    @property
+    def enforce(self) -> bool:
+        """Grants are enforced unless the guard only monitors."""
+        return getattr(self.guard, "mode", "enforce") == "enforce"
+
+    # -- the agent's side -------------------------------------------------------------------
+    def grant(self, step: Any, verdict: Verdict) -> list[str]:
+        """Grant the sites `step` (allowed by `verdict`) may navigate to; returns them."""
+        page = step.observation.url or None
+        urls: list[str] = []
+        prediction = verdict.prediction
+        if prediction is not None and prediction.navigation is not None and prediction.navigation.url:
+            urls.append(prediction.navigation.url)
+        if prediction is not None and prediction.submission is not None and prediction.submission.url:
+            urls.append(prediction.submission.url)
+        action = step.action
+        if action.kind in ("goto", "new_page") and action.value:
+            urls.append(resolve_url(action.value, page) if page else action.value)
+        sites = [s for s in (site_of(u) for u in urls) if s]
+        if sites:
+            expiry = time.monotonic() + self.ttl
+            with self._lock:
+                for site in sites:
+                    self._grants[site] = max(expiry, self._grants.get(site, 0.0))
+        return sites
+
+    def has_pending(self) -> bool:
+        """Whether refusals wait to be reported to the agent."""
+        return bool(self._pending)
+
+    def pending_verdict(self, step: Any) -> Verdict | None:
+        """A BLOCK verdict for the refusals since the agent's last call (taken: reported
+        once), or None. The step is the agent's next action, which then does not run."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+        if not pending:
+            return None
+        findings = tuple(
+            Finding(
+                policy_id=r.policy_id,
+                rule=f"network:{r.rule}",
+                message=f"after your last action the browser tried a {r.action} to {r.host or r.url}: "
+                f"{r.reason}; the network layer refused it",
+                risk_level="high",
+                score=0.9,
+                guidance="The page tried to go or send data somewhere no judged action leads. Do not "
+                "follow it; continue with the user's goal on the pages you chose, or tell the user.",
+                evidence={"url": r.url, "host": r.host, "rule": r.rule, "action": r.action},
+            )
+            for r in pending[:5]
+        )
+        return Verdict(
+            decision=Decision.BLOCK,
+            score=0.9,
+            findings=findings,
+            explanation="; ".join(f"[{f.policy_id}/{f.rule}] {f.message}" for f in findings[:3]),
+            guidance=findings[0].guidance,
+            mode=getattr(self.guard, "mode", "enforce"),
+            enforced=self.enforce,
+            step_index=getattr(step, "index", None),
+        )
+
+    # -- the proxy's side -------------------------------------------------------------------
+    def navigation_allowed(self, url: str) -> bool:
+        """Whether a navigation to `url` is covered (visited site or live grant); a granted
+        site becomes a visited one."""
+        site = site_of(url)
+        if not site:
+            return False
+        now = time.monotonic()
+        with self._lock:
+            if site in self.sites:
+                return True
+            expiry = self._grants.get(site)
+            if expiry is not None and expiry >= now:
+                self.sites.add(site)
+                return True
+        return False
+
+    def follow_redirect(self, location: str) -> None:
+        """A let-through navigation answered with a redirect: its target is part of it."""
+        site = site_of(location)
+        if site:
+            with self._lock:
+                self._grants[site] = max(time.monotonic() + 10.0, self._grants.get(site, 0.0))
+
+    def refused(self, refusal: Refusal) -> None:
+        """Record a refusal of this session: a ``network`` event of the guard, a log line, and
+        (for navigations, websockets and exfiltration) a verdict for the agent's next call."""
+        with self._lock:
+            self.refusals.append(refusal)
+            if refusal.action in _TO_AGENT and self.enforce:
+                self._pending.append(refusal)
+        data = refusal.to_dict()
+        data.pop("tab", None)
+        self.guard.emit("network", data)
+        fields = {k: data[k] for k in ("action", "host", "rule", "policy_id")}
+        self.guard.log.info("network_refused", **fields)
+
+
+class NavigationGrants:
+    """mitmproxy addon: a navigation to a site no judged action led to is refused (see the
+    module docstring). Only requests of a known session are judged; frames that Chromium
+    labels as such (``Sec-Fetch-Dest: iframe``) are left to the egress rules."""
+
+    def __init__(self, sessions: dict[str, NetworkSession]) -> None:
+        self.sessions = sessions
+
+    def _session(self, flow: http.HTTPFlow) -> NetworkSession | None:
+        token = flow.metadata.get("pagewarden_session")
+        return self.sessions.get(token) if token else None
+
+    def request(self, flow: http.HTTPFlow) -> None:
+        if flow.response is not None:
+            return
+        session = self._session(flow)
+        request = flow.request
+        if session is None or not is_navigation(request):
+            return
+        if request.headers.get("sec-fetch-dest", "") in ("iframe", "frame"):
+            return
+        if session.navigation_allowed(request.url):
+            flow.metadata["pagewarden_navigation"] = True
+            return
+        refusal = Refusal(
+            "navigation", request.url, request.host, "grant", NETWORK_POLICY,
+            "a navigation to another site that no action judged by the guard led to "
+            "(the page started it by itself)", request.method,
+        )  # fmt: skip
+        if session.enforce:
+            refuse_flow(flow, refusal)
+        session.refused(refusal)
+
+    def response(self, flow: http.HTTPFlow) -> None:
+        if not flow.metadata.get("pagewarden_navigation") or flow.response is None:
+            return
+        if 300 <= flow.response.status_code < 400 and "location" in flow.response.headers:
+            session = self._session(flow)
+            if session is not None:
+                session.follow_redirect(resolve_url(flow.response.headers["location"], flow.request.url))
