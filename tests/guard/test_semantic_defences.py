@@ -47,9 +47,11 @@ def guard_for(llm: ScriptedLLM, **kwargs) -> Guard:
 
 
 # -- a steered model ---------------------------------------------------------------------------
-def test_a_clean_answer_that_relays_the_pages_orders_is_not_trusted(llm: ScriptedLLM) -> None:
+@pytest.mark.parametrize("split", [False, True], ids=["one-call", "split"])
+def test_a_clean_answer_that_relays_the_pages_orders_is_not_trusted(llm: ScriptedLLM, split: bool) -> None:
     llm.on(None, {**FINE, "semantic_delta": f"Closes the issue, as asked: {INJECTION}"})
-    verdict = guard_for(llm).check(close_step(context=f"Comment by dmitri: {INJECTION}"))
+    guard = guard_for(llm, cascade=CascadeOptions(split=split))
+    verdict = guard.check(close_step(context=f"Comment by dmitri: {INJECTION}"))
     assert verdict.decision is Decision.BLOCK
     assert verdict.findings[0].policy_id == "PW-GUARD" and verdict.llm["error_kind"] == "steered"
     assert "may have been steered" in verdict.explanation
