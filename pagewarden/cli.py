@@ -640,6 +640,7 @@ def eval_stwebagentbench(paths: tuple[Path, ...], json_out: Path | None) -> None
 
 # The policy agent's commands (`policies extract`, `policies store …`) live in their own module.
 import pagewarden._cli_policy_agent  # noqa: E402
+import pagewarden._cli_proxy  # noqa: E402  (`pagewarden proxy`)
 
 # `report` and `eval wasp` (issue 10) live in their own module.
 import pagewarden._cli_sessions  # noqa: E402, F401

@@ -444,7 +444,9 @@ class Guard:
         """Record a judged step in session memory, the log and the trace."""
         self._note_goal(step.goal)
         step = classified(step)
-        self.session.record(step, verdict, ran=ran)
+        entry = self.session.record(step, verdict, ran=ran)
+        if entry is not None:
+            self.rulebook.observe(self.session.memory, entry, self.session.history)
         target = step.observation.target
         if (
             ran

@@ -39,6 +39,10 @@ __all__ = ["NavigationGrants", "NetworkSession", "site_of"]
 _TO_AGENT = frozenset({"navigation", "exfiltration", "websocket"})
 
 
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
 def site_of(url_or_host: str) -> str:
     """The registrable domain (site) of a URL or host; the host itself for IPs and
     single-label names; "" when there is none."""
@@ -62,6 +66,8 @@ class NetworkSession:
         self.sites: set[str] = set()  # sites reached through judged actions
         self._pending: list[Refusal] = []
         self.refusals: list[Refusal] = []
+        #: the index of the guarded step that ran last (flows are linked to it)
+        self.current_step: int | None = None
 
     @property
     def enforce(self) -> bool:
@@ -81,6 +87,7 @@ class NetworkSession:
         action = step.action
         if action.kind in ("goto", "new_page") and action.value:
             urls.append(resolve_url(action.value, page) if page else action.value)
+        self.current_step = getattr(step, "index", None)
         sites = [s for s in (site_of(u) for u in urls) if s]
         if sites:
             expiry = time.monotonic() + self.ttl
@@ -100,11 +107,16 @@ class NetworkSession:
             pending, self._pending = self._pending, []
         if not pending:
             return None
+        unique: dict[tuple[str, str, str, str], Refusal] = {}
+        for r in pending:  # one finding per kind of refusal and host
+            unique.setdefault((r.policy_id, r.rule, r.action, r.host), r)
+        pending = list(unique.values())
         findings = tuple(
             Finding(
                 policy_id=r.policy_id,
                 rule=f"network:{r.rule}",
-                message=f"after your last action the browser tried a {r.action} to {r.host or r.url}: "
+                message=f"after your last action the browser tried {_article(r.action)} {r.action} to "
+                f"{r.host or r.url}: "
                 f"{r.reason}; the network layer refused it",
                 risk_level="high",
                 score=0.9,

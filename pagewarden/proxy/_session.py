@@ -14,11 +14,13 @@ from pagewarden.proxy._egress import EgressPolicy
 from pagewarden.proxy._exfil import ExfiltrationFilter
 from pagewarden.proxy._grants import NavigationGrants, NetworkSession
 from pagewarden.proxy._hostmap import HostMap
+from pagewarden.proxy._recorder import Recorder
 from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal
+from pagewarden.proxy._replay import Replay
 from pagewarden.proxy._server import ProxyError, ProxyServer
 from pagewarden.proxy._tokens import SessionTokens
 
-__all__ = ["PROBE_HOST", "chromium_proxy_args", "session_proxy", "verify_enforcing"]
+__all__ = ["PROBE_HOST", "chromium_proxy_args", "session_proxy", "standalone_proxy", "verify_enforcing"]
 
 #: A host every pagewarden proxy refuses; `verify_enforcing` asks for it.
 PROBE_HOST = "enforcement-probe.pagewarden.invalid"
@@ -38,7 +40,9 @@ def session_proxy(
     grants navigations and hears of refusals) has a token; the browser context must send it
     (`accept_language`), and requests without it — the browser's own traffic — are refused.
     Addon chain: `SessionTokens`, `HostMap`, `EgressPolicy`, `NavigationGrants` (unless
-    ``grants=False``), `ExfiltrationFilter`, then `addons`. Refusals are ``network`` events of
+    ``grants=False``), `ExfiltrationFilter`, `Replay` (option ``pagewarden_replay``),
+    `Recorder` (option ``pagewarden_record``; ``guard.recording``'s flows file when the guard
+    records a session), then `addons`. Refusals are ``network`` events of
     the guard (redacted by it)."""
     session = NetworkSession(guard)
     guard.network = session
@@ -64,11 +68,49 @@ def session_proxy(
         route(replace(refusal, tab=flow.metadata.get("pagewarden_session")))
 
     chain.append(ExfiltrationFilter(guard_for, route_flow))
-    chain += addons
+
+    def step_of(flow: Any) -> int | None:
+        owner = sessions.get(flow.metadata.get("pagewarden_session", ""))
+        return owner.current_step if owner is not None else None
+
+    chain += [Replay(), Recorder(redact=guard.secrets.redact, step_of=step_of), *addons]
     values = dict(options or {})
+    recording = getattr(guard, "recording", None)
+    if recording is not None:  # Guard(record=DIR): the flows go into the session directory
+        values.setdefault("pagewarden_record", str(recording.flows_path))
     values["pagewarden_deny_hosts"] = [*values.get("pagewarden_deny_hosts", ()), PROBE_HOST]
     values.setdefault("pagewarden_require_session", True)
     return ProxyServer(chain, options=values)
+
+
+def standalone_proxy(
+    guard: Any,
+    *,
+    port: int = 0,
+    host: str = "127.0.0.1",
+    host_map: Mapping[str, int] | None = None,
+    options: Mapping[str, Any] | None = None,
+    on_refusal: Any = None,
+) -> ProxyServer:
+    """The network layer alone, for any browser or agent (`pagewarden proxy`): the egress
+    rules and the exfiltration filter of `guard`'s policies for every request (there is no
+    guarded session to tell it about navigations, so no grants and no session tokens), the
+    replay and the recorder. `on_refusal(refusal)` hears each refusal."""
+
+    def report(refusal: Refusal) -> None:
+        if refusal.host != PROBE_HOST and on_refusal is not None:
+            on_refusal(refusal)
+
+    chain: list[Any] = [HostMap(host_map)] if host_map else []
+    chain += [
+        EgressPolicy(guard.policies, on_refusal=report),
+        ExfiltrationFilter(lambda flow: guard, lambda flow, refusal: report(refusal)),
+        Replay(),
+        Recorder(redact=guard.secrets.redact),
+    ]
+    values = dict(options or {})
+    values["pagewarden_deny_hosts"] = [*values.get("pagewarden_deny_hosts", ()), PROBE_HOST]
+    return ProxyServer(chain, host=host, port=port, options=values)
 
 
 def verify_enforcing(server: ProxyServer, timeout: float = 10.0) -> None:

@@ -39,6 +39,7 @@ from urllib.parse import unquote
 from pagewarden._url import ParsedURL, host_matches, parse_url
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
+from pagewarden.policies.rules._index import host_pattern_keys, trigram_keys, union
 
 __all__ = ["DomainAllow", "DomainDeny", "UrlAllow", "UrlDeny", "UrlPattern", "destinations"]
 
@@ -200,9 +201,24 @@ class _UrlRule(CompiledRule):
         self.patterns = [UrlPattern.compile(p) for p in rule.patterns]
 
 
+def _deny_keys(pattern: UrlPattern) -> frozenset[tuple] | None:
+    """Keys a destination must have for a deny pattern to match it (see `_index`)."""
+    if pattern.form == "url":
+        return host_pattern_keys(pattern.host)
+    literal = max(pattern.path.split("*"), key=len)
+    return trigram_keys("tri", literal)
+
+
 @register("url_deny")
 class UrlDeny(_UrlRule):
     """Evaluator of `url_deny` rules."""
+
+    def __init__(self, policy, rule) -> None:
+        super().__init__(policy, rule)
+        self._keys = union(_deny_keys(p) for p in self.patterns)
+
+    def index_keys(self, kind: str) -> frozenset[tuple] | None:
+        return self._keys
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for dest in destinations(ctx):
@@ -234,6 +250,12 @@ class UrlAllow(_UrlRule):
             return
 
 
+@lru_cache(maxsize=4096)
+def _allowed_host(host: str, patterns: tuple[str, ...]) -> bool:
+    """Whether `host` matches one of `patterns` (shared by allow-lists with the same patterns)."""
+    return any(host_matches(host, p) for p in patterns)
+
+
 @register("domain_allow")
 class DomainAllow(CompiledRule):
     """Evaluator of `domain_allow` rules."""
@@ -245,7 +267,7 @@ class DomainAllow(CompiledRule):
             if dest.url.url in _HARMLESS:
                 continue
             host = dest.url.host
-            if host and any(host_matches(host, p) for p in self.rule.patterns):
+            if host and _allowed_host(host, tuple(self.rule.patterns)):
                 continue
             where = host or f"a {dest.url.scheme or 'relative'}: URL with no host"
             yield self.finding(
@@ -261,6 +283,13 @@ class DomainDeny(CompiledRule):
     """Evaluator of `domain_deny` rules."""
 
     kinds = _NAV_KINDS
+
+    def __init__(self, policy, rule) -> None:
+        super().__init__(policy, rule)
+        self._keys = union(host_pattern_keys(p) for p in rule.patterns)
+
+    def index_keys(self, kind: str) -> frozenset[tuple] | None:
+        return self._keys
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for dest in destinations(ctx):
