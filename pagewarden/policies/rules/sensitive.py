@@ -146,9 +146,10 @@ def _outgoing(ctx: RuleContext, allow_user: bool) -> list[_Outgoing]:
     sub = ctx.prediction.submission
     if (
         sub is not None
-        and kind in ("click", "dblclick", "tap", "press")
+        and (kind in ("click", "dblclick", "tap", "press") or (el is not None and el.activation is not None))
         and el is not None
         and el.form is not None
+        and (el.is_submit or kind == "press")
     ):
         dest_host = parse_url(sub.url).host
         out.append(_Outgoing(sub.url, dest_host, "in the URL to"))
@@ -202,6 +203,9 @@ class SensitiveData(CompiledRule):
             "click",
             "dblclick",
             "tap",
+            "check",
+            "uncheck",
+            "drag",
             "goto",
             "new_page",
             "request",
