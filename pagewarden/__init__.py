@@ -24,6 +24,7 @@ from pagewarden.guard import (
 from pagewarden.llm import LLMConfig
 from pagewarden.observe import ElementFacts, FormFacts, FormField, Observation, TextSource
 from pagewarden.policies import Policy, PolicyError, PolicySet
+from pagewarden.policies.store import PolicyStore
 from pagewarden.secrets import Secret
 from pagewarden.trace import configure_logging, read_trace
 from pagewarden.worldmodel import Prediction
@@ -46,6 +47,7 @@ __all__ = [
     "Policy",
     "PolicyError",
     "PolicySet",
+    "PolicyStore",
     "Prediction",
     "RevisionRequired",
     "Secret",

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import click
 import yaml
+from rich.markup import escape
+from rich.text import Text
 
-from pagewarden.cli import _llm_config, _llm_options, console, err_console, policies, policies_import
+from pagewarden.cli import _cells, _llm_config, _llm_options, console, err_console, policies, policies_import
 from pagewarden.policies import PolicyError, PolicySet
 
 #: a document with at least this many pages or statements gets a progress bar
@@ -46,18 +48,24 @@ class _Bar:
 def _print_report(result, out: Path | None) -> None:
     for document in result.documents:
         size = f"{document.pages} pages" if document.pages else f"{len(document.blocks)} blocks"
-        err_console.print(f"read {document.name} ({document.kind}, {size})", highlight=False)
+        err_console.print(
+            f"read {escape(str(document.name))} ({escape(str(document.kind))}, {escape(str(size))})",
+            highlight=False
+        )
     for warning in result.warnings:
-        err_console.print(f"[yellow]warning[/yellow] {warning}", highlight=False)
+        err_console.print(f"[yellow]warning[/yellow] {escape(str(warning))}", highlight=False)
     for error in result.errors:
-        err_console.print(f"[red]error[/red] {error}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]error[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
     for passage in result.hostile:
         err_console.print(
             f"[yellow]ignored[/yellow] text addressed to the extractor, not obeyed: {passage}",
             highlight=False, soft_wrap=True,
         )  # fmt: skip
     for rejected in result.rejected_rules:
-        err_console.print(f"[yellow]rule dropped[/yellow] (did not validate) {rejected}", highlight=False)
+        err_console.print(
+            f"[yellow]rule dropped[/yellow] (did not validate) {escape(str(rejected))}",
+            highlight=False
+        )
     kinds = Counter(rule.kind for policy in result.new for rule in policy.rules)
     rules = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common()) or "none"
     err_console.print(
@@ -118,8 +126,11 @@ def policies_extract(
             existing = PolicySet.load(out)
         except PolicyError as exc:
             for problem in exc.problems:
-                err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
-            err_console.print(f"{out} is not a valid policy file: not merging into it", highlight=False)
+                err_console.print(f"[red]error[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
+            err_console.print(
+                f"{escape(str(out))} is not a valid policy file: not merging into it",
+                highlight=False
+            )
             sys.exit(1)
     bar = _Bar()
     try:
@@ -132,7 +143,10 @@ def policies_extract(
             try:
                 previous = write_policy_file(out, result.policies)
             except (OSError, PolicyError) as exc:
-                err_console.print(f"[red]error[/red] cannot write {out}: {exc}", highlight=False)
+                err_console.print(
+                    f"[red]error[/red] cannot write {escape(str(out))}: {escape(str(exc))}",
+                    highlight=False
+                )
                 sys.exit(1)
             kept = f" (previous version kept as {previous})" if previous else ""
             kept = kept or (" (unchanged)" if existing is not None else "")
@@ -161,12 +175,12 @@ def _open_store(path: Path, *, must_exist: bool = False):
     from pagewarden.policies.store import PolicyStore, StoreError
 
     if must_exist and not path.exists():
-        err_console.print(f"[red]error[/red] {path}: no such policy store", highlight=False)
+        err_console.print(f"[red]error[/red] {escape(str(path))}: no such policy store", highlight=False)
         sys.exit(1)
     try:
         return PolicyStore(path)
     except StoreError as exc:
-        err_console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]error[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(1)
 
 
@@ -176,7 +190,7 @@ def _store_call(function, *args, **kwargs):
     try:
         return function(*args, **kwargs)
     except (StoreError, PolicyError, OSError) as exc:
-        err_console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]error[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(1)
 
 
@@ -203,13 +217,14 @@ def store_list(db: Path, as_json: bool) -> None:
         click.echo(json.dumps(policy_set.to_dict(), indent=2, ensure_ascii=False))
         return
     versions = {p.id: len(_store_call(store.history, p.id)) for p in policy_set}
-    table = Table(title=f"{db} — {len(policy_set)} policies, revision {_store_call(store.revision)}")
+    table = Table(title=Text(f"{db} — {len(policy_set)} policies, revision {_store_call(store.revision)}"))
     for column in ("id", "v", "category", "risk", "refs", "review", "description", "rules"):
         table.add_column(column, overflow="fold")
     for p in policy_set:
         rules = ", ".join(rule.kind for rule in p.rules) or "-"
-        table.add_row(p.id, str(versions[p.id]), p.category.value, p.risk_level.value, str(len(p.references)),
-                      "yes" if p.needs_review else "", p.description, rules)  # fmt: skip
+        review = "yes" if p.needs_review else ""
+        cells = (p.id, str(versions[p.id]), p.category.value, p.risk_level.value, str(len(p.references)))
+        table.add_row(*_cells(*cells, review, p.description, rules))
     console.print(table)
 
 
@@ -223,7 +238,10 @@ def store_show(db: Path, policy_id: str, number: int | None) -> None:
     policy = _store_call(store.version, policy_id, number) if number else _store_call(store.get, policy_id)
     if policy is None:
         which = f" version {number}" if number else ""
-        err_console.print(f"[red]error[/red] no policy {policy_id!r}{which}", highlight=False)
+        err_console.print(
+            f"[red]error[/red] no policy {escape(repr(policy_id))}{escape(str(which))}",
+            highlight=False
+        )
         sys.exit(1)
     click.echo(yaml.safe_dump(policy.to_dict(), sort_keys=False, allow_unicode=True), nl=False)
 
@@ -236,7 +254,10 @@ def store_history(db: Path, policy_id: str) -> None:
     store = _open_store(db, must_exist=True)
     history = _store_call(store.history, policy_id)
     if not history:
-        err_console.print(f"[red]error[/red] no policy {policy_id!r} in {db}", highlight=False)
+        err_console.print(
+            f"[red]error[/red] no policy {escape(repr(policy_id))} in {escape(str(db))}",
+            highlight=False
+        )
         sys.exit(1)
     for item in history:
         what = "deleted" if item.policy is None else f"{len(item.policy.references)} references"
@@ -280,7 +301,10 @@ def store_export(db: Path, out: Path | None) -> None:
     if out is None:
         click.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), nl=False)
     else:
-        err_console.print(f"[green]wrote[/green] {out}: {len(data['policies'])} policies", highlight=False)
+        err_console.print(
+            f"[green]wrote[/green] {escape(str(out))}: {len(data['policies'])} policies",
+            highlight=False
+        )
 
 
 @store_group.command("import")
@@ -291,10 +315,15 @@ def store_import(db: Path, file: Path) -> None:
     store = _open_store(db)
     change = _store_call(store.import_policies, file)
     if change is None:
-        err_console.print(f"{db} unchanged: {file} holds nothing new", highlight=False)
+        err_console.print(
+            f"{escape(str(db))} unchanged: {escape(str(file))} holds nothing new",
+            highlight=False
+        )
     else:
-        err_console.print(f"[green]imported[/green] {len(change.policy_ids)} policies (change {change.id})",
-                          highlight=False)  # fmt: skip
+        err_console.print(
+            f"[green]imported[/green] {len(change.policy_ids)} policies (change {escape(str(change.id))})",
+            highlight=False,
+        )
 
 
 @store_group.command("delete")
@@ -304,7 +333,10 @@ def store_delete(db: Path, policy_ids: tuple[str, ...]) -> None:
     """Delete policies (their history is kept)."""
     store = _open_store(db, must_exist=True)
     change = _store_call(store.delete, policy_ids)
-    err_console.print(f"[green]deleted[/green] {', '.join(policy_ids)} (change {change.id})", highlight=False)
+    err_console.print(
+        f"[green]deleted[/green] {escape(', '.join(policy_ids))} (change {escape(str(change.id))})",
+        highlight=False
+    )
 
 
 # -- importers of other policy agents' files ------------------------------------------------------
@@ -316,21 +348,23 @@ def _import_agent_file(fmt: str, file: Path, out: Path | None, store_path: Path 
         imported = import_agent_policies(file, fmt)
     except PolicyError as exc:
         for problem in exc.problems:
-            err_console.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+            err_console.print(f"[red]error[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
         sys.exit(1)
     rules = sum(len(p.rules) for p in imported)
-    err_console.print(f"read {file}: {len(imported)} {fmt} policies, {rules} rules compiled", highlight=False)
+    err_console.print(
+        f"read {file}: {len(imported)} {fmt} policies, {rules} rules compiled", highlight=False, markup=False
+    )
     if store_path is not None:
         store = _open_store(store_path)
         change = _store_call(store.import_policies, imported)
-        err_console.print(f"[green]stored[/green] in {store_path}" + (f" (change {change.id})" if change else
-                          " (unchanged)"), highlight=False)  # fmt: skip
+        err_console.print(f"[green]stored[/green] in {escape(str(store_path))}" + (f" (change {change.id})"
+                          if change else " (unchanged)"), highlight=False)  # fmt: skip
     elif out is not None:
         existing = _store_call(PolicySet.load, out) if out.exists() else None
         merged, report = merge_policies(existing, list(imported))
         previous = _store_call(write_policy_file, out, merged)
-        kept = f"; previous version kept as {previous}" if previous else ""
-        err_console.print(f"[green]wrote[/green] {out}: {len(report.added)} new, "
+        kept = escape(f"; previous version kept as {previous}") if previous else ""
+        err_console.print(f"[green]wrote[/green] {escape(str(out))}: {len(report.added)} new, "
                           f"{len(report.duplicates)} already present{kept}", highlight=False)  # fmt: skip
     else:
         click.echo(yaml.safe_dump(imported.to_dict(), sort_keys=False, allow_unicode=True), nl=False)

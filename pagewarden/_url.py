@@ -315,6 +315,7 @@ def _ip_forms(host: str) -> set[str]:
     return forms
 
 
+@lru_cache(maxsize=16384)
 def host_matches(host: str, pattern: str) -> bool:
     """Host against a domain pattern: ``x.com`` exact, ``*.x.com`` any subdomain (not x.com),
     ``.x.com`` x.com and its subdomains, ``*`` anything.

@@ -8,8 +8,16 @@ from typing import TextIO
 
 from pagewarden.guard._step import Step
 from pagewarden.guard._verdict import Verdict
+from pagewarden.trace._logging import global_secrets
 
 __all__ = ["approve_all", "deny_all", "terminal_approver"]
+
+#: Action kinds whose value is code or content the approver must see in full before saying yes.
+_SHOWN_IN_FULL = frozenset(
+    {"evaluate", "add_script_tag", "add_style_tag", "add_init_script", "set_content", "route",
+     "expose_function"}
+)  # fmt: skip
+_MAX_SHOWN = 4000
 
 
 def terminal_approver(
@@ -27,6 +35,14 @@ def terminal_approver(
         sink.write(
             f"\npagewarden asks: {what}\n  at {step.observation.url}\n  because {verdict.explanation}\n"
         )
+        value = step.action.value
+        if value and step.action.kind in _SHOWN_IN_FULL:
+            # the script (or content) that would run: the person approves what they read
+            shown = value
+            if len(value) > _MAX_SHOWN:
+                shown = f"{value[:_MAX_SHOWN]}\n… ({len(value)} characters)"
+            body = global_secrets().redact(shown).replace("\n", "\n    ")
+            sink.write(f"  it would run:\n    {body}\n")
         sink.write("Allow this action? [y/N] ")
         sink.flush()
         answer = source.readline().strip().lower()

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pagewarden._url import parse_url, registrable_domain
+from pagewarden.guard._browser import browser_findings
 from pagewarden.guard._cascade import CascadeOptions, ConsultMode, SemanticTier, semantic_stage
 from pagewarden.guard._events import EventBus, EventSink, GuardEvent
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
@@ -341,6 +342,7 @@ class Guard:
             step=step, prediction=prediction, session=self.session.view(step), secrets=self.secrets
         )
         findings, errors = self.rulebook.evaluate(ctx)
+        findings.extend(browser_findings(step, prediction))
         t_rules = time.perf_counter()
         decision, score = decide(findings, prediction, self.thresholds)
         if findings:
@@ -444,7 +446,9 @@ class Guard:
         """Record a judged step in session memory, the log and the trace."""
         self._note_goal(step.goal)
         step = classified(step)
-        self.session.record(step, verdict, ran=ran)
+        entry = self.session.record(step, verdict, ran=ran)
+        if entry is not None:
+            self.rulebook.observe(self.session.memory, entry, self.session.history)
         target = step.observation.target
         if (
             ran
@@ -495,28 +499,62 @@ class Guard:
         """The approver's answer to an ASK verdict: a bool, or an awaitable of one for an
         async approver (the wrappers' drivers resolve it). No approver, or one that fails or
         answers anything but True, means not approved."""
+        outcome = self.approval(verdict, step)
+        if inspect.isawaitable(outcome):
+            return self._approved_of(outcome)
+        return outcome[0]
+
+    @staticmethod
+    async def _approved_of(outcome: Awaitable[tuple[bool, str | None]]) -> bool:
+        return (await outcome)[0]
+
+    def approval(
+        self, verdict: Verdict, step: Step
+    ) -> tuple[bool, str | None] | Awaitable[tuple[bool, str | None]]:
+        """``(approved, problem)`` for an ASK verdict (or an awaitable of it, for an async
+        approver): `problem` says why the approver's answer did not count — it raised, or it
+        answered something other than a bool (only True approves)."""
         if self.approver is None:
-            return False
+            return False, None
         try:
             answer = self.approver(verdict, step)
         except Exception as exc:  # noqa: BLE001 - a broken approver means not approved
-            self.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
-            return False
+            return False, self._approver_failed(exc)
         if inspect.isawaitable(answer):
             return self._awaited_answer(answer)
-        return answer is True
+        return self._answer(answer)
 
-    async def _awaited_answer(self, answer: Awaitable[Any]) -> bool:
+    async def _awaited_answer(self, answer: Awaitable[Any]) -> tuple[bool, str | None]:
         try:
-            return (await answer) is True
+            return self._answer(await answer)
         except Exception as exc:  # noqa: BLE001 - a broken approver means not approved
-            self.log.warning("approver_failed", error=f"{type(exc).__name__}: {exc}")
-            return False
+            return False, self._approver_failed(exc)
+
+    def _approver_failed(self, exc: BaseException) -> str:
+        problem = redact_value(f"the approver failed: {type(exc).__name__}: {exc}", self.secrets)
+        self.log.warning("approver_failed", error=problem)
+        return str(problem)
+
+    def _answer(self, answer: Any) -> tuple[bool, str | None]:
+        if isinstance(answer, bool):
+            return answer, None
+        problem = f"the approver answered {type(answer).__name__}, not a bool: not approved"
+        self.log.warning("approver_answer_not_bool", answer_type=type(answer).__name__)
+        return False, problem
 
     async def approve(self, verdict: Verdict, step: Step) -> bool:
         """Ask the approver about an ASK verdict (async form of `ask_approver`)."""
         answer = self.ask_approver(verdict, step)
         return await answer if inspect.isawaitable(answer) else answer
+
+    @staticmethod
+    def approver_problem(verdict: Verdict, problem: str) -> Verdict:
+        """`verdict` with the approver's failure recorded (tier errors, explanation)."""
+        return replace(
+            verdict,
+            tier_errors=(*verdict.tier_errors, problem),
+            explanation=f"{verdict.explanation}; {problem}",
+        )
 
     # -- wrapping -----------------------------------------------------------------------
     def wrap(self, page: Any) -> Any:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pagewarden._url import parse_url, registrable_domain
 from pagewarden.guard._step import PreviousStep, Step
 from pagewarden.guard._verdict import Verdict
-from pagewarden.policies.rules._base import HistoryEntry, SessionView
+from pagewarden.policies.rules._base import HistoryEntry, RuleMemory, SessionView
 from pagewarden.policies.rules._taint import TabMemory
 from pagewarden.trace._redact import PASSWORD_MASK
 
@@ -27,18 +27,21 @@ class SessionState:
         self.user_messages: list[str] = []
         self.typed_passwords: dict[str, str] = {}
         self.tabs = TabMemory()
+        #: the rules' running state (budget counters, sequence progress), kept by the guard
+        self.memory = RuleMemory()
 
     def view(self, step: Step | None = None) -> SessionView:
         """A read-only view for the rules tier (with `step`: its tab's provenance too)."""
         tab = self.tabs.view(step) if step is not None else None
-        return SessionView(self.history, self.user_messages, self.typed_passwords, tab)
+        return SessionView(self.history, self.user_messages, self.typed_passwords, tab, self.memory)
 
     def next_index(self) -> int:
         """Index of the step about to be judged."""
         return self.index + 1
 
-    def record(self, step: Step, verdict: Verdict, *, ran: bool) -> None:
-        """Remember `step`: as the previous step always, in the history only if it ran."""
+    def record(self, step: Step, verdict: Verdict, *, ran: bool) -> HistoryEntry | None:
+        """Remember `step`: as the previous step always, in the history only if it ran (the
+        history entry is returned, for the rules' running state)."""
         self.index = max(self.index, step.index)
         target = step.observation.target
         password = target is not None and target.input_type == "password"
@@ -54,21 +57,21 @@ class SessionState:
         )
         self.tabs.record(step, verdict.prediction, ran=ran)
         if not ran:
-            return
+            return None
         action = step.action
         if action.kind == "send_msg_to_user" and action.value:
             self.user_messages.append(action.value)
         label = target.label if target is not None else ""
-        self.history.append(
-            HistoryEntry(
-                kind=action.kind,
-                label=label[:200],
-                selector=action.selector,
-                url=step.observation.url,
-                value=None if target is not None and target.input_type == "password" else action.value,
-                target=target,
-            )
+        entry = HistoryEntry(
+            kind=action.kind,
+            label=label[:200],
+            selector=action.selector,
+            url=step.observation.url,
+            value=None if target is not None and target.input_type == "password" else action.value,
+            target=target,
         )
+        self.history.append(entry)
         if target is not None and target.input_type == "password" and action.value:
             site = registrable_domain(parse_url(step.observation.url).host)
             self.typed_passwords[action.value] = site
+        return entry

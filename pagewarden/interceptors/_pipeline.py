@@ -20,9 +20,11 @@ from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardE
 from pagewarden.guard._step import Action, Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.interceptors._methods import ActionSpec
+from pagewarden.interceptors._request import follow_redirects
 from pagewarden.observe._facts import ElementFacts, Observation, TextSource
 from pagewarden.observe._gather import (
     Call,
+    EngineMissing,
     FactsUnavailable,
     facts_at_point,
     facts_of_focused,
@@ -30,6 +32,7 @@ from pagewarden.observe._gather import (
     facts_of_locator,
     install_script,
     needle_for,
+    register_reader,
     stopped_navigations,
     value_sources,
 )
@@ -46,8 +49,6 @@ _EXCEPTIONS: dict[Decision, type[GuardError]] = {
     Decision.REVISE: RevisionRequired,
 }
 _URL_KINDS = frozenset({"goto", "new_page", "request"})
-#: Clicks whose link or form destination the installed reader pins until the click lands.
-_PINNED_KINDS = frozenset({"click", "dblclick", "tap"})
 _NEEDS_SOURCES = frozenset({"fill", "type"}) | _URL_KINDS
 #: Actions that type into their target: the reader also reports the field itself (mirrors, opacity).
 _TYPING = frozenset({"fill", "type", "press", "clear"})
@@ -149,8 +150,57 @@ def build_action(
     )
 
 
+_CLICKS = frozenset({"click", "dblclick", "tap", "check", "uncheck", "drag"})
+_ENTER = frozenset({"enter", "numpadenter", "\n", "\r"})
+
+
+def _key_of(value: str | None) -> str | None:
+    """"Enter" or "Space" when a key press (``Shift+Enter``, ``NumpadEnter`` …) is one of them."""
+    if not value:
+        return None
+    key = value if value in ("+", " ") else value.rsplit("+", 1)[-1]
+    if key.lower() in _ENTER:
+        return "Enter"
+    if key in (" ", "Space"):
+        return "Space"
+    return None
+
+
+def activation_options(name: str, spec: ActionSpec, action: Action, kwargs: dict[str, Any]) -> dict | None:
+    """What the facts reader must resolve the action's activation for (None: nothing activates).
+
+    Clicks (and what clicks underneath: check, drag's press on the source, mouse.down) are
+    resolved at Playwright's click point; a dispatched click on the element itself; keys
+    (Enter, Space; a typed new line or space) on the element that has the focus.
+    """
+    kind = action.kind
+    if name == "dispatch_event":
+        return {"dispatch": True} if kind in ("click", "dblclick") else None
+    if kind in _CLICKS:
+        position = kwargs.get("source_position") if kind == "drag" else kwargs.get("position")
+        point = position if isinstance(position, dict) else None
+        return {"force": bool(kwargs.get("force")), "position": point}
+    if name == "insert_text":
+        return None
+    if kind == "press":
+        key = _key_of(action.value)
+        return {"key": key} if key else None
+    if kind == "type" and action.value:
+        if "\n" in action.value or "\r" in action.value:
+            return {"key": "Enter"}
+        if " " in action.value:
+            return {"key": "Space"}
+    return None
+
+
 def _observe(
-    shared: SharedState, owner: Guarded, spec: ActionSpec, action: Action, args: tuple, kwargs: dict
+    shared: SharedState,
+    owner: Guarded,
+    name: str,
+    spec: ActionSpec,
+    action: Action,
+    args: tuple,
+    kwargs: dict,
 ) -> Pipeline:
     """Gather the observation the deterministic tiers need (a generator of calls)."""
     page = owner.page_raw()
@@ -166,21 +216,36 @@ def _observe(
     needle = needle_for(action.kind, action.value) if action.kind in _NEEDS_SOURCES else None
     ugc = shared.ugc_selectors
     lib = shared.facts_reader
-    pin = action.kind in _PINNED_KINDS and shared.guard.mode == "enforce"
     field = action.kind in _TYPING
+    activate = activation_options(name, spec, action, kwargs)
+    # Every activation the guard judges pins the origins it judged until it has run.
+    pin = activate is not None and shared.guard.mode == "enforce"
     if page is not None and shared.needs_reader(page):
-        # Installed once per context, before page scripts of every later document run.
+        # Once per context: the reader as a selector engine in Playwright's utility world
+        # (every frame, documents already loaded too, out of the page's reach) …
         try:
-            yield Call(page.context.add_init_script, (install_script(lib),))
-        except Exception as exc:  # noqa: BLE001 - the inline reader still works without it
-            notes.append(f"facts reader not installed: {type(exc).__name__}")
+            yield Call(register_reader(page.context, lib, shared.mode))
+            shared.set_reader_engine(page, True)
+        except Exception as exc:  # noqa: BLE001 - older Playwright: the main-world reader
+            notes.append(f"facts reader engine not registered: {type(exc).__name__}")
+            # … or, failing that, installed before page scripts of every later document run.
+            try:
+                yield Call(page.context.add_init_script, (install_script(lib),))
+            except Exception as exc2:  # noqa: BLE001 - the inline reader still works without it
+                notes.append(f"facts reader not installed: {type(exc2).__name__}")
+    engine = shared.reader_engine(page) if page is not None else None
     target: ElementFacts | None = None
     drop: ElementFacts | None = None
     count: int | None = None
     sources: tuple[TextSource, ...] = ()
     raw = owner._pw_obj
     timeout = kwargs.get("timeout")
-    try:
+
+    def read(engine: str | None) -> Pipeline:
+        target: ElementFacts | None = None
+        drop: ElementFacts | None = None
+        count: int | None = None
+        sources: tuple[TextSource, ...] = ()
         if spec.target == "self" and owner._pw_type == "Locator":
             target, count, sources = yield from facts_of_locator(
                 raw,
@@ -192,40 +257,49 @@ def _observe(
                 lib=lib,
                 pin=pin,
                 field=field,
+                activate=activate,
+                engine=engine,
             )
         elif spec.target == "self" and owner._pw_type == "ElementHandle":
             target, sources = yield from facts_of_handle(
-                raw, needle=needle, ugc_selectors=ugc, lib=lib, field=field
-            )
+                raw, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
+                engine=engine, pin=pin,
+            )  # fmt: skip
         elif spec.target == "selector" and action.selector is not None:
             strict = bool(kwargs.get("strict", False))
             target, count, sources = yield from facts_of_locator(
                 raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
                 ugc_selectors=ugc, selector=action.selector, lib=lib, pin=pin, field=field,
+                activate=activate, engine=engine,
             )  # fmt: skip
         elif spec.target in ("point", "mouse") and page is not None:
             if spec.target == "point":
                 x, y = float(args[0]), float(args[1])
             else:
                 x, y = shared.mouse_position(page)
+            point_activate = None if activate is None else {**activate, "position": None}
             target, sources = yield from facts_at_point(
-                page, x, y, needle=needle, ugc_selectors=ugc, lib=lib, field=field
-            )
+                page, x, y, needle=needle, ugc_selectors=ugc, lib=lib, field=field,
+                activate=point_activate, pointer=spec.target == "mouse", engine=engine, pin=pin,
+            )  # fmt: skip
         elif spec.target == "chooser":
             target, sources = yield from facts_of_handle(
-                raw.element, needle=needle, ugc_selectors=ugc, lib=lib
+                raw.element, needle=needle, ugc_selectors=ugc, lib=lib, engine=engine
             )
         elif spec.target == "dialog":
             target = _dialog_facts(raw)
         elif spec.target == "focused" and page is not None:
             target, sources = yield from facts_of_focused(
-                page, needle=needle, ugc_selectors=ugc, lib=lib, field=field
-            )
+                page, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
+                engine=engine, pin=pin,
+            )  # fmt: skip
         elif needle and page is not None:
             try:
                 url_path = parse_url(action.value or "").path if action.kind in _URL_KINDS else None
-                sources = yield from value_sources(page, needle, ugc_selectors=ugc, lib=lib, path=url_path)
-            except FactsUnavailable:
+                sources = yield from value_sources(
+                    page, needle, ugc_selectors=ugc, lib=lib, path=url_path, engine=engine
+                )
+            except (FactsUnavailable, EngineMissing):
                 raise
             except Exception as exc:  # noqa: BLE001 - mid-navigation pages have no text to search
                 notes.append(f"page text unavailable: {type(exc).__name__}")
@@ -233,11 +307,24 @@ def _observe(
             drop_arg = _arg(args, kwargs, spec.drop, 1 if spec.target == "selector" else 0)
             if isinstance(drop_arg, str) and hasattr(raw, "locator"):
                 drop, _, _ = yield from facts_of_locator(
-                    raw.locator(drop_arg), strict=False, ugc_selectors=ugc, lib=lib
+                    raw.locator(drop_arg), strict=False, ugc_selectors=ugc, lib=lib, engine=engine
                 )
             elif drop_arg is not None:
                 drop_raw = getattr(drop_arg, "_pw_obj", drop_arg)
-                drop, _, _ = yield from facts_of_locator(drop_raw, strict=True, ugc_selectors=ugc, lib=lib)
+                drop, _, _ = yield from facts_of_locator(
+                    drop_raw, strict=True, ugc_selectors=ugc, lib=lib, engine=engine
+                )
+        return target, drop, count, sources
+
+    try:
+        try:
+            target, drop, count, sources = yield from read(engine)
+        except EngineMissing:
+            # Playwright had set up this document's utility world before the reader's engine
+            # was registered: the main-world reader reads it (patchable; no pinning there).
+            shared.mark_engine_missing(page)
+            notes.append("facts read in the page's own world: the document predates the guard's reader")
+            target, drop, count, sources = yield from read(None)
     except FactsUnavailable as exc:
         notes.append(f"facts-unavailable: {exc}")
     title: str | None = None
@@ -328,6 +415,36 @@ def _fail_closed(step: Step, message: str, guard_mode: str) -> Verdict:
     )
 
 
+def _playwright_would_raise(exc: BaseException) -> bool:
+    """Errors the action itself would have raised in the same place (its own timeout while
+    waiting for the element, a closed page, a strict-mode violation)."""
+    names = {klass.__name__ for klass in type(exc).__mro__}
+    if "TimeoutError" in names or "TargetClosedError" in names:
+        return True
+    return "Error" in names and "strict mode violation" in str(exc)
+
+
+def _observation_failed(
+    guard: Any, owner: Guarded, action: Action, reasoning: str | None, exc: BaseException
+) -> BaseException:
+    """A trace line for an attempt the guard could not observe (the page navigated or closed,
+    the element never came), and the exception the agent gets: the one raw Playwright would
+    have raised for the call, or the guard's BLOCK saying what happened."""
+    page = owner.page_raw()
+    try:
+        url = page.url if page is not None else ""
+    except Exception:  # noqa: BLE001 - a closed page
+        url = ""
+    first_line = (str(exc).strip().splitlines() or [""])[0][:300]
+    message = f"the page could not be observed before the action: {type(exc).__name__}: {first_line}"
+    step = guard.make_step(action, Observation(url=url, notes=(message,)), reasoning)
+    verdict = _fail_closed(step, message, guard.mode)
+    guard.commit(step, verdict, ran=False)
+    if isinstance(exc, GuardError) or _playwright_would_raise(exc):
+        return exc
+    return guard.stop(step, verdict)
+
+
 def guarded_action(
     shared: SharedState,
     owner: Guarded,
@@ -345,21 +462,22 @@ def guarded_action(
         yield from guard.console.gate(shared, owner)
     started = time.perf_counter()
     action = build_action(owner, name, spec, args, kwargs)
+    reasoning = reasoning if reasoning is not None else shared.take_reasoning()
     network = getattr(guard, "network", None)
     if network is not None and network.has_pending():
         # the network layer refused what the page did after the agent's last action
         raw = owner.page_raw()
-        said = reasoning if reasoning is not None else shared.take_reasoning()
-        step = guard.make_step(action, Observation(url=getattr(raw, "url", "") or ""), said)
+        step = guard.make_step(action, Observation(url=getattr(raw, "url", "") or ""), reasoning)
         refused = network.pending_verdict(step)
         if refused is not None:
             guard.commit(step, refused, ran=False)
             raise guard.stop(step, refused)
-    observation = yield from _observe(shared, owner, spec, action, args, kwargs)
+    try:
+        observation = yield from _observe(shared, owner, name, spec, action, args, kwargs)
+    except Exception as exc:  # noqa: BLE001 - recorded, then raised as Playwright would, or blocked
+        raise _observation_failed(guard, owner, action, reasoning, exc) from None
     observed = time.perf_counter()
-    step = guard.make_step(
-        action, observation, reasoning if reasoning is not None else shared.take_reasoning()
-    )
+    step = guard.make_step(action, observation, reasoning)
     unreadable = [n for n in observation.notes if n.startswith("facts-unavailable")]
     try:
         if unreadable and spec.target != "none":
@@ -372,7 +490,9 @@ def guarded_action(
     timings = {"observe": round((observed - started) * 1000, 3), **verdict.timings_ms}
     verdict = replace(verdict, timings_ms=timings)
     if verdict.decision is Decision.ASK and verdict.enforced:
-        approved = yield Call(guard.ask_approver, (verdict, step))
+        approved, problem = yield Call(guard.approval, (verdict, step))
+        if problem:
+            verdict = guard.approver_problem(verdict, problem)
         if approved:
             verdict = replace(verdict, approved_by="approver")
     screenshot = None
@@ -393,17 +513,22 @@ def guarded_action(
         network.grant(step, verdict)  # the proxy lets this action's navigation through
     executed = time.perf_counter()
     pinned = (
-        action.kind in _PINNED_KINDS
+        activation_options(name, spec, action, kwargs) is not None
         and guard.mode == "enforce"
         and observation.target is not None
         and (observation.target.href is not None or observation.target.is_submit)
         and page is not None
     )
     try:
-        result = yield Call(method, call_args, call_kwargs)
+        if action.kind == "request" and owner._pw_type == "APIRequestContext":
+            result = yield from follow_redirects(shared, owner, name, method, call_args, call_kwargs, step)
+        else:
+            result = yield Call(method, call_args, call_kwargs)
         if pinned:
             try:
-                stopped = yield from stopped_navigations(page, shared.facts_reader)
+                stopped = yield from stopped_navigations(
+                    page, shared.facts_reader, shared.reader_engine(page)
+                )
             except Exception:  # noqa: BLE001 - the page navigated away: nothing was stopped
                 stopped = []
             if stopped:

@@ -51,6 +51,8 @@ class SharedState:
         #: name of the facts reader this session installs in its contexts (unguessable by pages)
         self.facts_reader = f"__pw_{secrets.token_hex(8)}"
         self._readers: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._engines: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+        self._missing: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._cache: weakref.WeakKeyDictionary[Any, Guarded] = weakref.WeakKeyDictionary()
         self._handlers: dict[Any, Callable[..., Any]] = {}
         self._mouse: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
@@ -79,6 +81,27 @@ class SharedState:
             return False
         self._readers.add(context)
         return True
+
+    def reader_engine(self, page: Any) -> str | None:
+        """The selector-engine name of the facts reader for `page`'s current document, None
+        when the reader could not be registered in its context, or the document's utility
+        world predates the registration (the main-world reader stands in)."""
+        try:
+            if self._missing.get(page) == page.url:
+                return None
+            return self.facts_reader if self._engines.get(page.context) else None
+        except Exception:  # noqa: BLE001 - a closed page
+            return None
+
+    def mark_engine_missing(self, page: Any) -> None:
+        """The reader's engine is missing in `page`'s current document (until it navigates)."""
+        with contextlib.suppress(Exception):
+            self._missing[page] = page.url
+
+    def set_reader_engine(self, page: Any, registered: bool) -> None:
+        """Remember whether the reader's selector engine is registered in `page`'s context."""
+        with contextlib.suppress(Exception):
+            self._engines[page.context] = registered
 
     def tab_id(self, page: Any) -> str:
         """A stable id for a tab (page) of this session: t1, t2, … in the order first seen."""

@@ -104,6 +104,7 @@ class ElementFacts:
     href: str | None = None  # absolute URL of the enclosing link
     link_target: str | None = None  # the link's target attribute (_blank …)
     download: bool = False
+    pings: tuple[str, ...] = ()  # hyperlink-auditing (`<a ping>`) URLs the link also requests
     form: FormFacts | None = None
     is_submit: bool = False
     input_type: str | None = None
@@ -122,6 +123,13 @@ class ElementFacts:
     overlay: OverlayFacts | None = None  # the box over the page it sits in, if any
     closes: bool = False  # built as a close control (dismiss attributes, dialog form, close id/class)
     field: FieldFacts | None = None  # for typing: the field's own visibility and mirrors
+    #: how the action reaches this element when it is not the one pointed at (the click point
+    #: hits a child or an overlay, a label passes the click on, Enter submits through the
+    #: form's default button …); None when the action acts on the pointed element itself
+    activation: str | None = None
+    pointed: str | None = None  # the element pointed at, when the activated one differs
+    #: the URL of a frame whose content (unreadable: another origin) the action lands in
+    frame_content: str | None = None
 
     @property
     def label(self) -> str:

@@ -25,6 +25,7 @@ from pagewarden.observe._facts import ElementFacts, TextSource
 
 __all__ = [
     "Call",
+    "EngineMissing",
     "FactsUnavailable",
     "Gather",
     "facts_at_point",
@@ -33,6 +34,7 @@ __all__ = [
     "facts_of_locator",
     "install_script",
     "needle_for",
+    "register_reader",
     "stopped_navigations",
     "value_sources",
 ]
@@ -89,6 +91,71 @@ def install_script(name: str) -> str:
         "{value: lib, enumerable: false, configurable: false, writable: false});"
         " } catch (e) {} })();"
     )
+
+
+def engine_source(name: str) -> str:
+    """The facts reader as a Playwright selector engine (see `register_reader`)."""
+    return (
+        f"(() => {{ {_library()}\n const lib = __pwLibrary(); try {{ lib.listen(); }} catch (e) {{}}"
+        f" try {{ Object.defineProperty(window, {json.dumps(name)}, {{value: lib}}); }} catch (e) {{}}"
+        " return lib.engine(); })()"
+    )
+
+
+def register_reader(context: Any, name: str, mode: str) -> Callable[[], Any]:
+    """A call that registers the facts reader with `context` as a content-script selector
+    engine named `name`: it then runs in Playwright's utility world (an isolated world the
+    page's scripts cannot touch) in every frame, documents already loaded included.
+
+    Uses the context's channel (Playwright's public `selectors.register` is process-wide and
+    only for contexts created afterwards in some versions); raises if Playwright lacks it.
+    """
+    from playwright._impl.timeout_settings import NO_TIMEOUT
+
+    impl = getattr(context, "_impl_obj", context)
+    engine = {"name": name, "source": engine_source(name), "contentScript": True}
+
+    def call() -> Any:
+        request = impl._channel.registerSelectorEngine(selectorEngine=engine, timeout=NO_TIMEOUT)
+        return context._sync(request) if mode == "sync" else request
+
+    return call
+
+
+def _engine_selector(engine: str, entry: str, opts: dict[str, Any]) -> str:
+    # `>>` would end the selector part: JSON spells `>` inside strings as \u003e.
+    body = json.dumps({**opts, "entry": entry}, separators=(",", ":")).replace(">", "\\u003e")
+    return f"{engine}={body}"
+
+
+def _parse(text: Any) -> Any:
+    if not isinstance(text, str):
+        raise FactsUnavailable("the facts reader gave no answer")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise FactsUnavailable(f"the facts reader's answer is not JSON: {exc}") from None
+
+
+class EngineMissing(Exception):
+    """The document's utility world was set up before the reader's engine was registered
+    (Playwright had already acted in it): the main-world reader stands in there."""
+
+
+_MISSING = ("reading 'queryAll'", "reading 'query'", "Unknown engine")
+
+
+def _read(scope: Any, engine: str, entry: str, opts: dict[str, Any], timeout: float | None = None) -> Gather:
+    """One round trip: `entry` of the reader in the utility world of `scope`'s frame."""
+    kwargs = {} if timeout is None else {"timeout": timeout}
+    selector = _engine_selector(engine, entry, {**opts, "lib": engine})
+    try:
+        text = yield Call(scope.locator(selector).get_attribute, ("d",), kwargs)
+    except Exception as exc:
+        if any(marker in str(exc) for marker in _MISSING):
+            raise EngineMissing(str(exc)) from None
+        raise
+    return _parse(text)
 
 
 def _run(fn: Callable[..., Any], entry: str, head: tuple[Any, ...], opts: dict[str, Any]) -> Gather:
@@ -167,13 +234,16 @@ def facts_of_locator(
     lib: str | None = None,
     pin: bool = False,
     field: bool = False,
+    activate: dict[str, Any] | None = None,
+    engine: str | None = None,
 ) -> Gather:
     """Facts of the element `locator` resolves to, its match count and where `needle` occurs.
 
     Waits (like the action would) only when nothing matches yet. With `strict` and several
     matches it raises Playwright's own strict-mode error, as the action would. With `pin`,
     the installed reader pins the link or form destination it read (see `stopped_navigations`).
-    Returns ``(facts, count, sources)``.
+    With `engine` (the reader registered as a selector engine) it is one `get_attribute` round
+    trip in the utility world. Returns ``(facts, count, sources)``; count is None when not known.
     """
     opts = {
         "strict": strict,
@@ -182,7 +252,21 @@ def facts_of_locator(
         "lib": lib,
         "pin": pin,
         "field": field,
+        "activate": activate,
     }
+    if engine:
+        try:
+            scope = locator if strict else locator.first
+            result = _check((yield from _read(scope, engine, "locator", opts, timeout)))
+        except (FactsUnavailable, EngineMissing):
+            raise
+        except Exception as exc:
+            if strict and "strict mode violation" in str(exc):
+                # Let Playwright raise its strict-mode violation for the locator itself.
+                yield Call(locator.evaluate, ("() => null",))
+            raise
+        count = 1 if strict else None
+        return _facts(result.get("facts"), selector), count, _sources(result.get("sources", ()))
     result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)))
     if result["count"] == 0:
         wait_kwargs: dict[str, Any] = {"state": "attached"}
@@ -203,9 +287,27 @@ def facts_of_handle(
     ugc_selectors: Sequence[str] = (),
     lib: str | None = None,
     field: bool = False,
+    activate: dict[str, Any] | None = None,
+    engine: str | None = None,
+    pin: bool = False,
 ) -> Gather:
-    """Facts of an element handle. Returns ``(facts, sources)``."""
-    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field}
+    """Facts of an element handle (what the action activates through it). Returns ``(facts, sources)``."""
+    opts = {
+        "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field,
+        "activate": activate, "pin": pin,
+    }  # fmt: skip
+    if engine:
+        selector = _engine_selector(engine, "locator", {**opts, "lib": engine})
+        try:
+            holder = yield Call(handle.query_selector, (selector,))
+        except Exception as exc:
+            if any(marker in str(exc) for marker in _MISSING):
+                raise EngineMissing(str(exc)) from None
+            raise
+        if holder is None:
+            raise FactsUnavailable("the facts reader gave no answer")
+        result = _check(_parse((yield Call(holder.get_attribute, ("d",)))))
+        return _facts(result.get("facts"), "element-handle"), _sources(result.get("sources", ()))
     result = _check((yield from _run(handle.evaluate, "handle", (), opts)))
     return _facts(result.get("facts"), "element-handle"), _sources(result.get("sources", ()))
 
@@ -219,10 +321,22 @@ def facts_at_point(
     ugc_selectors: Sequence[str] = (),
     lib: str | None = None,
     field: bool = False,
+    activate: dict[str, Any] | None = None,
+    pointer: bool = False,
+    engine: str | None = None,
+    pin: bool = False,
 ) -> Gather:
-    """Facts of the element at viewport point (x, y). Returns ``(facts, sources)``."""
-    opts = {"x": x, "y": y, "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field}
-    result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)))
+    """Facts of the element at viewport point (x, y) (into same-origin frames; with
+    `activate`, of what a click there activates; with `pointer`, at the mouse's last position
+    the page saw, when it saw one). Returns ``(facts, sources)``."""
+    opts = {
+        "x": x, "y": y, "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field,
+        "activate": activate, "pointer": pointer, "pin": pin,
+    }  # fmt: skip
+    if engine:
+        result = _check((yield from _read(page_or_frame, engine, "point", opts)))
+    else:
+        result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)))
     return _facts(result.get("facts"), f"point({x:g},{y:g})"), _sources(result.get("sources", ()))
 
 
@@ -233,10 +347,20 @@ def facts_of_focused(
     ugc_selectors: Sequence[str] = (),
     lib: str | None = None,
     field: bool = False,
+    activate: dict[str, Any] | None = None,
+    engine: str | None = None,
+    pin: bool = False,
 ) -> Gather:
-    """Facts of the focused element (where keyboard input goes). Returns ``(facts, sources)``."""
-    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field}
-    result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)))
+    """Facts of the focused element (where keyboard input goes; with `activate`, of what the
+    key activates there). Returns ``(facts, sources)``."""
+    opts = {
+        "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field,
+        "activate": activate, "pin": pin,
+    }  # fmt: skip
+    if engine:
+        result = _check((yield from _read(page_or_frame, engine, "focused", opts)))
+    else:
+        result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)))
     return _facts(result.get("facts"), ":focus"), _sources(result.get("sources", ()))
 
 
@@ -247,23 +371,30 @@ def value_sources(
     ugc_selectors: Sequence[str] = (),
     lib: str | None = None,
     path: str | None = None,
+    engine: str | None = None,
 ) -> Gather:
     """Where `needle` occurs in the page (text, links, aria attributes).
 
     For a URL, `needle` is host+path and `path` its path, which relative links contain.
     """
     opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "path": path}
-    result = yield from _run(page_or_frame.evaluate, "sources", (), opts)
+    if engine:
+        result = yield from _read(page_or_frame, engine, "sources", opts)
+    else:
+        result = yield from _run(page_or_frame.evaluate, "sources", (), opts)
     if isinstance(result, dict) and "__error" in result:
         raise FactsUnavailable(f"the sources script failed in the page: {result['__error']}")
     return _sources(result if isinstance(result, list) else ())
 
 
-def stopped_navigations(page_or_frame: Any, lib: str) -> Gather:
+def stopped_navigations(page_or_frame: Any, lib: str, engine: str | None = None) -> Gather:
     """Navigations the installed reader stopped because the page changed a pinned destination.
 
     Returns a list of ``{"expected", "actual", "how"}``; empty when nothing was stopped, or when
     the page has navigated away (then nothing was stopped either).
     """
-    result = yield Call(page_or_frame.evaluate, (_installed_js("report"), {"lib": lib}))
+    if engine:
+        result = yield from _read(page_or_frame, engine, "report", {})
+    else:
+        result = yield Call(page_or_frame.evaluate, (_installed_js("report"), {"lib": lib}))
     return [item for item in result if isinstance(item, dict)] if isinstance(result, list) else []

@@ -44,8 +44,15 @@ function __pwLibrary() {
   const shadowRootOf = getter(EP, "shadowRoot");
   const clientWidthOf = getter(EP, "clientWidth");
   const clientHeightOf = getter(EP, "clientHeight");
-  const innerTextOf = getter(HP, "innerText");
-  const contentEditableOf = getter(HP, "isContentEditable");
+  const htmlInnerText = getter(HP, "innerText");
+  const htmlEditable = getter(HP, "isContentEditable");
+  // SVG, MathML and other non-HTML elements have neither: their text content stands in.
+  // An HTML element of this or another (same-origin frame's) realm, told by its namespace.
+  const elementNamespace = getter(Element.prototype, "namespaceURI");
+  const isHTML = (el) => !!el && nodeTypeOf(el) === 1 && elementNamespace(el) === "http://www.w3.org/1999/xhtml";
+  const isTag = (el, ...names) => isHTML(el) && names.includes(toLower(tagNameOf(el)));
+  const innerTextOf = (el) => isHTML(el) ? htmlInnerText(el) : textContentOf(el);
+  const contentEditableOf = (el) => isHTML(el) && htmlEditable(el);
   const hostOf = getter(ShadowRoot.prototype, "host");
   const activeOf = getter(Document.prototype, "activeElement");
   const shadowActiveOf = getter(ShadowRoot.prototype, "activeElement");
@@ -98,8 +105,16 @@ function __pwLibrary() {
   const MAX_CONTEXT = 1200;
   const MAX_TEXT = 400;
 
+  // Elements of a same-origin frame come from another realm: `instanceof` fails there, so the
+  // tag name (HTML namespace) stands in for the interface.
+  const TAG_OF = new Map([[HTMLInputElement, "input"], [HTMLButtonElement, "button"], [HTMLSelectElement, "select"],
+    [HTMLTextAreaElement, "textarea"], [HTMLOutputElement, "output"], [HTMLFieldSetElement, "fieldset"],
+    [HTMLObjectElement, "object"], [HTMLMeterElement, "meter"], [HTMLProgressElement, "progress"]]);
   const instanceGet = (table, el, fallback) => {
     for (const [C, get] of table) if (el instanceof C) return get(el);
+    if (!isElement(el) || el instanceof Element) return fallback;
+    const t = tag(el);
+    for (const [C, get] of table) if (TAG_OF.get(C) === t) { try { return get(el); } catch (e) { return fallback; } }
     return fallback;
   };
   const isElement = (n) => !!n && nodeTypeOf(n) === 1;
@@ -126,11 +141,13 @@ function __pwLibrary() {
     return joinList(parts, " ");
   }
 
+  function safeHost(root) { try { return hostOf(root); } catch (e) { return null; } }
+
   function parentOf(node) {
     const up = parentElementOf(node);
     if (up) return up;
     const root = rootOf(node);
-    return root && root instanceof ShadowRoot ? hostOf(root) : null;
+    return root && nodeTypeOf(root) === 11 && root !== node ? safeHost(root) : null;
   }
 
   function closestAcross(el, selector) {
@@ -203,7 +220,7 @@ function __pwLibrary() {
     if (testRe(/^h[1-6]$/, t)) return "heading";
     if (t === "img") return "img";
     if (t === "summary") return "button";
-    if (el instanceof HTMLElement && contentEditableOf(el)) return "textbox";
+    if (contentEditableOf(el)) return "textbox";
     return null;
   }
 
@@ -230,9 +247,10 @@ function __pwLibrary() {
   }
 
   function isSubmitter(el) {
+    // A <button> whose type is missing or invalid (`type=bogus`) is a submit button.
     const t = tag(el);
-    const type = toLower(getAttr(el, "type") || "");
-    if (t === "button") return type === "" || type === "submit";
+    const type = toLower(trimText(getAttr(el, "type") || ""));
+    if (t === "button") return type !== "button" && type !== "reset";
     if (t === "input") return type === "submit" || type === "image";
     return false;
   }
@@ -245,7 +263,9 @@ function __pwLibrary() {
     return instanceGet(formGetters, el, null) || closestAcross(el, "form");
   }
 
-  function formFacts(el, submitter) {
+  function formFacts(el, submitter, withFields) {
+    // Where the form posts; the fields it would carry only when the action submits it (their
+    // number and size grow with the form, and only a submission sends them).
     const form = formOf(el);
     if (!form) return null;
     const attr = (submitter && getAttr(submitter, "formaction")) || getAttr(form, "action");
@@ -254,8 +274,8 @@ function __pwLibrary() {
     const method = toLower((submitter && getAttr(submitter, "formmethod")) || getAttr(form, "method") || "get");
     const target = (submitter && getAttr(submitter, "formtarget")) || getAttr(form, "target") || null;
     const fields = [];
-    let n = 0;
-    for (const f of formElementsOf(form)) {
+    let n = withFields === false ? 60 : 0;
+    for (const f of withFields === false ? [] : formElementsOf(form)) {
       if (n++ >= 60) break;
       const name = instanceGet(nameGetters, f, getAttr(f, "name"));
       if (!name || instanceGet(disabledGetters, f, false)) continue;
@@ -301,14 +321,292 @@ function __pwLibrary() {
       if (indexOf(a.name, "on") === 0) continue;
       out[a.name] = sliceText(a.value, 0, 300);
     }
-    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
+    if (isTag(el, "input", "textarea", "select")) {
       if (toLower(getAttr(el, "type") || "") === "password") delete out["value"];
       else out["value"] = sliceText(String(instanceGet(valueGetters, el, "") || ""), 0, 300);
     }
     return out;
   }
 
-  function facts(el, opts) {
+  // -- activation: what the action will really activate -----------------------------------
+  // The browser does not activate the element the agent pointed at but the one its click
+  // point hits (overlays, children, iframes), walked up the flat tree (slots, shadow hosts)
+  // to the nearest element with an activation behaviour: a link, a submit button (a <label>
+  // passes the click to its control), or, for keys, what Enter / Space do on the focused
+  // element (a link follows, a button clicks, a field submits its form implicitly through
+  // the form's default button).
+  const parentNodeOf = getter(NP, "parentNode");
+  const elementSlotOf = getter(EP, "assignedSlot");
+  const textSlotOf = getter(Text.prototype, "assignedSlot");
+  const clientRectsOf = uncurry(EP.getClientRects);
+  const clientLeftOf = getter(EP, "clientLeft");
+  const clientTopOf = getter(EP, "clientTop");
+  const contentWindowOf = getter(HTMLIFrameElement.prototype, "contentWindow");
+  const buttonTypeOf = getter(HTMLButtonElement.prototype, "type");
+  const scrollIntoViewIfNeeded = EP.scrollIntoViewIfNeeded ? uncurry(EP.scrollIntoViewIfNeeded) : null;
+  const XLINK = "http://www.w3.org/1999/xlink";
+  const getAttrNS = uncurry(EP.getAttributeNS);
+  const namespaceOf = getter(EP, "namespaceURI");
+  const HTML_NS = "http://www.w3.org/1999/xhtml";
+
+  function flatParent(node) {
+    // The parent in the flat tree: the slot a node is assigned to, a shadow root's host.
+    const type = nodeTypeOf(node);
+    const slot = type === 1 ? elementSlotOf(node) : (type === 3 ? textSlotOf(node) : null);
+    if (slot) return slot;
+    const up = parentNodeOf(node);
+    if (!up) return null;
+    if (nodeTypeOf(up) === 11) { try { return hostOf(up); } catch (e) { return null; } }
+    return nodeTypeOf(up) === 1 ? up : null;
+  }
+
+  function linkHref(el) {
+    // The raw href of a link element (HTML <a>/<area>, SVG <a> with href or xlink:href).
+    const t = tag(el);
+    if (t !== "a" && t !== "area") return null;
+    const raw = getAttr(el, "href");
+    if (raw !== null) return raw;
+    return namespaceOf(el) !== HTML_NS ? getAttrNS(el, XLINK, "href") : null;
+  }
+
+  function disabled(el) {
+    return !!instanceGet(disabledGetters, el, false);
+  }
+
+  function submitterOk(el) {
+    if (!isSubmitter(el) || disabled(el)) return false;
+    if (tag(el) === "button") { try { if (buttonTypeOf(el) !== "submit") return false; } catch (e) { /* realm */ } }
+    return !!formOf(el);
+  }
+
+  function chain(start) {
+    // Walk up the flat tree from `start`: the nearest link and submit button, and the label
+    // whose control a click passes to (when no interactive element sits between).
+    let link = null, submitter = null, label = null, interactive = null;
+    for (let n = start; n; n = flatParent(n)) {
+      if (!isElement(n)) continue;
+      const t = tag(n);
+      if (!link && linkHref(n) !== null) link = n;
+      if (!submitter && isSubmitter(n) && submitterOk(n)) submitter = n;
+      if (!interactive && (t === "button" || t === "input" || t === "select" || t === "textarea" || t === "summary" ||
+          linkHref(n) !== null)) interactive = n;
+      if (!label && !interactive && t === "label") label = n;
+    }
+    return {link, submitter, label, interactive};
+  }
+
+  function resolveActivation(start, how) {
+    // The element a click on `start` activates, with the link and submit button it reaches.
+    let c = chain(start);
+    let via = how;
+    if (c.label && !c.link && !c.submitter) {
+      let control = null;
+      try { control = controlOf(c.label); } catch (e) { control = null; }
+      if (control && control !== start) {
+        const inner = chain(control);
+        c = {link: c.link || inner.link, submitter: inner.submitter, label: c.label, interactive: inner.interactive};
+        via = (how ? how + ", " : "") + "label passes the click to its control";
+        start = control;
+      }
+    }
+    const main = c.submitter || c.link || start;
+    return {el: main, link: c.link, submitter: c.submitter, via};
+  }
+
+  function areaAt(img, x, y) {
+    // The <area> of an image map under viewport point (x, y).
+    const name = replaceText(getAttr(img, "usemap") || "", /^#/, "");
+    if (!name) return null;
+    const doc = ownerDocumentOf(img);
+    let map = null;
+    for (const m of docQueryAll(doc, "map")) {
+      if (getAttr(m, "name") === name || getAttr(m, "id") === name) { map = m; break; }
+    }
+    if (!map) return null;
+    const r = rectOf(img);
+    const px = x - r.left, py = y - r.top;
+    let fallback = null;
+    for (const area of queryAll(map, "area")) {
+      const shape = toLower(getAttr(area, "shape") || "rect");
+      const c = (getAttr(area, "coords") || "").split(/[\s,]+/).filter((v) => v !== "").map(Number);
+      if (shape === "default") { fallback = fallback || area; continue; }
+      if ((shape === "rect" || shape === "rectangle") && c.length >= 4) {
+        if (px >= Math.min(c[0], c[2]) && px <= Math.max(c[0], c[2]) && py >= Math.min(c[1], c[3]) && py <= Math.max(c[1], c[3])) return area;
+      } else if ((shape === "circle" || shape === "circ") && c.length >= 3) {
+        if ((px - c[0]) ** 2 + (py - c[1]) ** 2 <= c[2] ** 2) return area;
+      } else if ((shape === "poly" || shape === "polygon") && c.length >= 6) {
+        let inside = false;
+        for (let i = 0, j = c.length - 2; i < c.length; j = i, i += 2) {
+          const xi = c[i], yi = c[i + 1], xj = c[j], yj = c[j + 1];
+          if (((yi > py) !== (yj > py)) && (px < (xj - xi) * (py - yi) / ((yj - yi) || 1e-9) + xi)) inside = !inside;
+        }
+        if (inside) return area;
+      }
+    }
+    return fallback;
+  }
+
+  const caretAt = Document.prototype.caretPositionFromPoint ? uncurry(Document.prototype.caretPositionFromPoint) : null;
+  const caretNodeOf = W.CaretPosition ? getter(CaretPosition.prototype, "offsetNode") : null;
+  function slottedTextAt(doc, root, x, y, host) {
+    if (!caretAt || !caretNodeOf) return null;
+    let node = null;
+    try { const caret = caretAt(doc, x, y, {shadowRoots: [root]}); node = caret ? caretNodeOf(caret) : null; } catch (e) { return null; }
+    if (!node || nodeTypeOf(node) !== 3 || parentNodeOf(node) !== host) return null;
+    return textSlotOf(node);
+  }
+
+  function hitAt(doc, x, y) {
+    // The deepest element at viewport point (x, y) of `doc`, through open shadow roots.
+    let el = fromPoint(doc, x, y);
+    while (el && shadowFromPoint && shadowRootOf(el)) {
+      const root = shadowRootOf(el);
+      const inner = shadowFromPoint(root, x, y);
+      if (!inner || inner === el) {
+        // Text of the host's own (light) children, rendered through a slot: hit-testing
+        // stops at the host, but the click goes up through the slot.
+        const slot = slottedTextAt(doc, root, x, y, el);
+        if (slot) el = slot;
+        break;
+      }
+      el = inner;
+    }
+    if (el && tag(el) === "img" && hasAttr(el, "usemap")) {
+      const area = areaAt(el, x, y);
+      if (area) return area;
+    }
+    return el;
+  }
+
+  function clickPoint(el, opts) {
+    // Where Playwright clicks: `position` from the padding box's top-left corner, else the
+    // centre of the first box of the element that shows in the viewport (scrolled into view
+    // first, as Playwright does).
+    let r = rectOf(el);
+    const outside = (rect) => rect.bottom < 0 || rect.right < 0 || rect.top > innerH() || rect.left > innerW();
+    if (outside(r) && scrollIntoViewIfNeeded) { try { scrollIntoViewIfNeeded(el, true); r = rectOf(el); } catch (e) { /* */ } }
+    const pos = opts.position;
+    if (pos && typeof pos.x === "number" && typeof pos.y === "number") {
+      return {x: r.left + clientLeftOf(el) + pos.x, y: r.top + clientTopOf(el) + pos.y};
+    }
+    for (const box of clientRectsOf(el)) {
+      const left = Math.max(box.left, 0), top = Math.max(box.top, 0);
+      const right = Math.min(box.right, innerW()), bottom = Math.min(box.bottom, innerH());
+      if ((right - left) * (bottom - top) > 0.99) return {x: (left + right) / 2, y: (top + bottom) / 2};
+    }
+    return {x: r.left + r.width / 2, y: r.top + r.height / 2};
+  }
+
+  function containsFlat(outer, node) {
+    for (let n = node; n; n = flatParent(n)) if (n === outer) return true;
+    // An image map's <area> is hit over the <img> that uses the map.
+    if (tag(node) === "area" && tag(outer) === "img" && hasAttr(outer, "usemap")) {
+      const map = closestAcross(node, "map");
+      const name = replaceText(getAttr(outer, "usemap") || "", /^#/, "");
+      return !!map && (getAttr(map, "name") === name || getAttr(map, "id") === name);
+    }
+    return false;
+  }
+
+  function intoFrame(frameEl, x, y, opts) {
+    // A point over an <iframe>: hit-test inside it. Same-origin: its own installed reader
+    // answers (its elements belong to another realm); cross-origin: unknown content of its origin.
+    const r = rectOf(frameEl);
+    const fx = x - r.left - clientLeftOf(frameEl), fy = y - r.top - clientTopOf(frameEl);
+    let win = null, doc = null;
+    try { win = contentWindowOf(frameEl); doc = contentDocumentOf(frameEl); } catch (e) { doc = null; }
+    const inner = {...opts, x: fx, y: fy, position: null, frame_depth: (opts.frame_depth || 0) + 1};
+    if (doc && win && opts.lib && inner.frame_depth < 5) {
+      let lib = null;
+      try { lib = win[opts.lib]; } catch (e) { lib = null; }
+      if (lib && lib.atPoint) return {delegated: lib.atPoint(inner)};
+    }
+    if (doc && inner.frame_depth < 5) {
+      // No reader of its own there yet: hit-test its document from here.
+      const hit = hitAt(doc, fx, fy);
+      if (hit && (tag(hit) === "iframe" || tag(hit) === "frame")) return intoFrame(hit, fx, fy, inner);
+      if (hit) return {hit};
+    }
+    const src = getAttr(frameEl, "src") || "about:blank";
+    let origin = "null";
+    try { origin = doc ? new URL_(docURLOf(doc)).origin : new URL_(resolve(src, frameEl)).origin; } catch (e) { /* */ }
+    return {frame: doc ? docURLOf(doc) : resolve(src, frameEl), frame_origin: origin};
+  }
+
+  function clickActivation(el, opts) {
+    // What a click on `el` (Playwright's click point, `force`, overlays) activates.
+    if (opts.activate.dispatch) return resolveActivation(el, "");
+    const point = clickPoint(el, opts);
+    const doc = ownerDocumentOf(el);
+    let hit = hitAt(doc, point.x, point.y);
+    let how = "";
+    if (hit && hit !== el && !containsFlat(el, hit)) {
+      // Something else is on top. Playwright waits for it to go away unless `force`, in which
+      // case the browser clicks whatever is there.
+      if (!opts.activate.force) hit = el;
+      else how = "hit at the click point (force)";
+    } else if (hit && hit !== el) {
+      how = "hit at the click point";
+    }
+    if (!hit) hit = el;
+    if (tag(hit) === "iframe" || tag(hit) === "frame") {
+      const inner = intoFrame(hit, point.x, point.y, opts);
+      if (inner.delegated) return {delegated: inner.delegated};
+      if (inner.hit) return resolveActivation(inner.hit, "the click lands in a frame");
+      return {el: hit, link: null, submitter: null, via: "the click lands in a frame", frame: inner};
+    }
+    return resolveActivation(hit, how);
+  }
+
+  function defaultButton(form) {
+    for (const f of formElementsOf(form)) if (isSubmitter(f)) return f;
+    return null;
+  }
+
+  function keyActivation(el, opts) {
+    // What a key does on the focused element `el`.
+    const key = opts.activate.key;
+    const t = tag(el);
+    const type = t === "input" ? toLower(getAttr(el, "type") || "text") : "";
+    const buttonLike = t === "button" || (t === "input" && ["submit", "image", "reset", "button"].includes(type));
+    if (key === "Enter") {
+      if (linkHref(el) !== null || buttonLike || t === "summary") return resolveActivation(el, "Enter on the focused element");
+      if (t === "input" && !disabled(el)) {
+        const form = formOf(el);
+        if (!form) return null;
+        const button = defaultButton(form);
+        if (button) {
+          if (disabled(button)) return null;
+          const act = resolveActivation(button, "Enter submits the form through its default button");
+          act.submitter = act.submitter || (submitterOk(button) ? button : null);
+          return act;
+        }
+        return {el, link: null, submitter: null, form, via: "Enter submits the form (implicit submission)"};
+      }
+      return null;
+    }
+    if (key === "Space") {
+      if (buttonLike || t === "summary" || (t === "input" && (type === "checkbox" || type === "radio"))) {
+        return resolveActivation(el, "Space on the focused element");
+      }
+    }
+    return null;
+  }
+
+  function describe(el) {
+    const text = clip(textOf(el, 120), 60);
+    return tag(el) + (getAttr(el, "id") ? "#" + getAttr(el, "id") : "") + (text ? " " + JSON.stringify(text) : "");
+  }
+
+  function pingsOf(link) {
+    const raw = link ? getAttr(link, "ping") : null;
+    if (!raw) return [];
+    const out = [];
+    for (const part of raw.split(/\s+/)) if (part) push(out, resolve(part, link));
+    return out.slice(0, 8);
+  }
+
+  function facts(el, opts, act) {
     opts = opts || {};
     if (!isElement(el)) return null;
     const ugcSelector = joinList(UGC_SELECTORS.concat(opts.ugc || []), ", ");
@@ -327,10 +625,16 @@ function __pwLibrary() {
         }
       }
     }
-    const link = closestAcross(el, "a[href], area[href]");
-    const submitter = isSubmitter(el) && formOf(el) ? el : null;
+    let link = null, submitter = null;
+    if (act) {
+      link = act.link;
+      submitter = act.submitter;
+    } else {
+      for (let n = el; n && !link; n = flatParent(n)) if (isElement(n) && linkHref(n) !== null) link = n;
+      submitter = isSubmitter(el) && formOf(el) ? el : null;
+    }
     const t = tag(el);
-    const visibleText = clip(el instanceof HTMLElement ? innerTextOf(el) : textContentOf(el), MAX_TEXT);
+    const visibleText = clip(innerTextOf(el), MAX_TEXT);
     const fullText = clip(textOf(el, MAX_TEXT * 2), MAX_TEXT);
     const reason = hiddenReason(el);
     let region = null;
@@ -350,7 +654,7 @@ function __pwLibrary() {
         try { if (matchesSel(ugc, s)) { ugcHit = s; break; } } catch (e) { /* invalid custom selector */ }
       }
     }
-    const editable = (el instanceof HTMLElement && contentEditableOf(el)) ||
+    const editable = contentEditableOf(el) ||
       ((t === "input" || t === "textarea") && !instanceGet(readOnlyGetters, el, false) && !instanceGet(disabledGetters, el, false));
     return {
       tag: t,
@@ -360,11 +664,15 @@ function __pwLibrary() {
       hidden_text: fullText.length > visibleText.length + 8 ? fullText : "",
       aria_text: aria,
       attrs: attrsOf(el),
-      href: link ? resolve(getAttr(link, "href"), link) : null,
+      href: link ? resolve(trimText(linkHref(link) || ""), link) : null,
       link_target: link ? getAttr(link, "target") : null,
       download: !!(link && hasAttr(link, "download")),
-      form: formFacts(el, submitter),
-      is_submit: !!submitter,
+      pings: pingsOf(link),
+      form: formFacts(submitter || el, submitter, !!submitter || !!(act && act.form)),
+      is_submit: !!submitter || !!(act && act.form),
+      activation: act ? (act.via || "direct") : null,
+      pointed: act && act.pointed && act.pointed !== el ? describe(act.pointed) : null,
+      frame_content: act && act.frame ? act.frame.frame : null,
       input_type: type,
       value: (t === "input" || t === "textarea") ? sliceText(String(ownValue || ""), 0, 300) : null,
       editable: !!editable,
@@ -386,7 +694,35 @@ function __pwLibrary() {
     return joinList(names.map((n) => "[" + n + "*=" + quoted + " i]"), ", ");
   }
 
+  // Page-wide searches are cached until the DOM changes (a mutation observer bumps the version).
+  let domVersion = 0;
+  const sourceCache = new Map();
+  let observing = false;
+  function observeChanges() {
+    if (observing) return;
+    observing = true;
+    try {
+      new MutationObserver(() => { domVersion++; }).observe(document,
+        {subtree: true, childList: true, characterData: true, attributes: true});
+    } catch (e) { observing = false; }
+  }
+
   function sources(needle, opts) {
+    opts = opts || {};
+    if (!needle || needle.length < 6) return [];
+    observeChanges();
+    const key = needle + "\u0000" + (opts.path || "") + "\u0000" + joinList(opts.ugc || [], ",");
+    const hit = observing ? sourceCache.get(key) : null;
+    if (hit && hit.version === domVersion) return hit.out;
+    const out = searchSources(needle, opts);
+    if (observing) {
+      if (sourceCache.size > 32) sourceCache.clear();
+      sourceCache.set(key, {version: domVersion, out});
+    }
+    return out;
+  }
+
+  function searchSources(needle, opts) {
     // Where `needle` (a typed value, or a URL as host+path) occurs in the page: text (hidden
     // included), link targets and aria/title attributes, each with its surroundings. Native
     // searches first, so a page without the needle costs one textContent scan and two queries.
@@ -447,17 +783,48 @@ function __pwLibrary() {
     return out;
   }
 
+  function activated(el, opts) {
+    // The activation of the action in `opts.activate` on the pointed element `el` (null: none).
+    const a = opts.activate;
+    if (!a || !el) return null;
+    const act = a.key ? keyActivation(el, opts) : clickActivation(el, opts);
+    if (act && !act.delegated) act.pointed = el;
+    return act;
+  }
+
+  function described(el, opts, act) {
+    // Facts of what the action acts on: the activated element when there is one.
+    if (act && act.delegated) return act.delegated.facts;
+    return facts(act ? act.el : el, opts, act);
+  }
+
   function result(el, opts) {
-    return {count: el ? 1 : 0, facts: el ? facts(el, opts) : null,
-            sources: opts.needle ? sources(opts.needle, opts) : []};
+    const act = el ? activated(el, opts) : null;
+    const f = el ? described(el, opts, act) : null;
+    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : el, f);
+    return {count: el ? 1 : 0, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
   }
 
   function atPoint(opts) {
-    let el = fromPoint(document, opts.x, opts.y);
-    while (el && shadowFromPoint && shadowRootOf(el)) {
-      const inner = shadowFromPoint(shadowRootOf(el), opts.x, opts.y);
-      if (!inner || inner === el) break;
-      el = inner;
+    if (opts.pointer && lastPointer) opts = {...opts, x: lastPointer.x, y: lastPointer.y};
+    const el = hitAt(document, opts.x, opts.y);
+    if (el && (tag(el) === "iframe" || tag(el) === "frame")) {
+      const inner = intoFrame(el, opts.x, opts.y, opts);
+      if (inner.delegated) return inner.delegated;
+      if (inner.hit) {
+        const act = opts.activate && !opts.activate.key ? resolveActivation(inner.hit, "the point is over a frame") : null;
+        return {count: 1, facts: facts(act ? act.el : inner.hit, opts, act), sources: []};
+      }
+      const act = {el, link: null, submitter: null, via: "the point is over a frame", frame: inner, pointed: null};
+      const f = facts(el, opts, act);
+      if (opts.pin) pin(el, f);
+      return {count: 1, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
+    }
+    if (el && opts.activate && !opts.activate.key) {
+      const act = resolveActivation(el, "");
+      const f = facts(act.el, opts, act);
+      if (opts.pin) pin(act.el, f);
+      return {count: 1, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
     }
     return result(el, opts);
   }
@@ -465,11 +832,23 @@ function __pwLibrary() {
   function focused(opts) {
     let el = activeOf(document);
     while (el && shadowRootOf(el) && shadowActiveOf(shadowRootOf(el))) el = shadowActiveOf(shadowRootOf(el));
-    try {
-      while (el && el instanceof HTMLIFrameElement && contentDocumentOf(el) && activeOf(contentDocumentOf(el))) {
-        el = activeOf(contentDocumentOf(el));
+    if (el && (tag(el) === "iframe" || tag(el) === "frame")) {
+      // Focus inside a frame: its own reader answers (same origin), else its origin's content.
+      let win = null, doc = null;
+      try { win = contentWindowOf(el); doc = contentDocumentOf(el); } catch (e) { doc = null; }
+      if (doc && win && opts.lib) {
+        let lib = null;
+        try { lib = win[opts.lib]; } catch (e) { lib = null; }
+        if (lib && lib.focused) return lib.focused(opts);
       }
-    } catch (e) { /* cross-origin frame: stop at the iframe */ }
+      if (!doc) {
+        const src = resolve(getAttr(el, "src") || "about:blank", el);
+        const act = {el, link: null, submitter: null, via: "focus is inside a cross-origin frame",
+                     frame: {frame: src}, pointed: null};
+        return {count: 1, facts: facts(el, opts, act), sources: opts.needle ? sources(opts.needle, opts) : []};
+      }
+      if (doc) { const inner = activeOf(doc); if (inner) el = inner; }
+    }
     if (el === bodyOf(document) || el === docElementOf(document)) el = null;
     return result(el, opts);
   }
@@ -563,7 +942,7 @@ function __pwLibrary() {
   const byInput = new WeakSet();  // nodes inserted or changed within seconds after the agent's input
   const inputTimes = [];
   function watchOverlays(add) {
-    const note = (event) => { if (event.isTrusted) { push(inputTimes, Date.now()); if (inputTimes.length > 20) inputTimes.shift(); } };
+    const note = (event) => { if (isTrusted(event)) { push(inputTimes, Date.now()); if (inputTimes.length > 20) inputTimes.shift(); } };
     add(W, "pointerdown", note, true);
     add(W, "keydown", note, true);
     try {
@@ -650,59 +1029,108 @@ function __pwLibrary() {
     return {
       overlay: overlayFacts(el),
       closes: closesSomething(el),
-      field: opts.field && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ||
-        el instanceof HTMLSelectElement || (el instanceof HTMLElement && contentEditableOf(el))) ? fieldFacts(el) : null,
+      field: opts.field && (isTag(el, "input", "textarea", "select") || contentEditableOf(el)) ? fieldFacts(el) : null,
     };
   }
 
   // -- destination pinning ------------------------------------------------------------------
-  // A page can show one link target and swap it when the click comes (on mousedown), or
-  // rewrite a form's action on submit. When the guard has judged a click, the destination
-  // it judged is pinned here; a listener that runs before any page listener stops the
-  // navigation if, at click or submit time, it leads to another origin. Only the installed
-  // reader pins (the inline one has no listener and no memory between calls).
+  // A page can show one destination and swap it when the click comes: an href changed on
+  // mousedown or in the link's own click handler, an href given to a placeholder <a>, a form
+  // action rewritten by a late submit listener, a button replaced by a link on pointerover.
+  // When the guard has judged an activation, the origins it judged (the page's own, the link's,
+  // the form's) are pinned here; until the action has run, a link or form navigation to any other
+  // origin is stopped: at the click (capture and bubble), at the submit (capture and bubble),
+  // and last at the Navigation API's `navigate` event, which every link and form navigation
+  // passes after all page handlers ran. A navigation a page script starts by itself
+  // (`location = …`, not user-initiated) is left to the network layer.
   const originOf = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
   let pinned = null;
+  let lastPointer = null;
+  // Event primitives captured now: a page that patches Event.prototype later cannot disarm pinning.
+  const preventDefault = uncurry(Event.prototype.preventDefault);
+  const composedPath = uncurry(Event.prototype.composedPath);
+  const isTrusted = (event) => event.isTrusted === true;  // unforgeable: an own, non-configurable property
+  const eventTarget = getter(Event.prototype, "target");
+  const cancelableOf = getter(Event.prototype, "cancelable");
+  const submitterOf = getter(SubmitEvent.prototype, "submitter");
+  const clientXOf = getter(MouseEvent.prototype, "clientX");
+  const clientYOf = getter(MouseEvent.prototype, "clientY");
+  const NavigateEvent_ = W.NavigateEvent;
+  const navDestinationOf = NavigateEvent_ ? getter(NavigateEvent_.prototype, "destination") : null;
+  const navUserInitiatedOf = NavigateEvent_ ? getter(NavigateEvent_.prototype, "userInitiated") : null;
+  const navTypeOf = NavigateEvent_ ? getter(NavigateEvent_.prototype, "navigationType") : null;
+  const destinationURLOf = W.NavigationDestination ? getter(NavigationDestination.prototype, "url") : null;
   const stopped = [];
   function pin(el, f) {
-    const link = closestAcross(el, "a[href], area[href]");
-    const form = f && f.form ? formOf(el) : null;
-    pinned = {link, href: f ? f.href : null, form, action: f && f.form ? f.form.action : null,
+    const allowed = new Set_([originOf(docURLOf(ownerDocumentOf(el)))]);
+    if (f && f.href) allowed.add(originOf(f.href));
+    if (f && f.form && f.is_submit) allowed.add(originOf(f.form.action));
+    if (f && f.frame_content) allowed.add(originOf(f.frame_content));
+    relisten();
+    pinned = {allowed, expected: (f && (f.href || (f.is_submit && f.form && f.form.action))) || docURLOf(ownerDocumentOf(el)),
               until: Date.now() + 10000};
   }
-  function stop(event, expected, actual, how) {
-    event.preventDefault();
-    push(stopped, {expected, actual, how});
-    pinned = null;
+  function active() {
+    return pinned && Date.now() <= pinned.until;
+  }
+  function stop(event, actual, how) {
+    if (cancelableOf(event)) preventDefault(event);
+    push(stopped, {expected: pinned.expected, actual, how});
+    if (stopped.length > 8) stopped.shift();
   }
   function onClick(event) {
-    if (!pinned || !event.isTrusted || Date.now() > pinned.until || !pinned.link) return;
-    const path = event.composedPath();
-    for (const node of path) {
-      if (node === pinned.link) {
-        const now = resolve(getAttr(node, "href") || "", node);
-        if (originOf(now) !== originOf(pinned.href)) stop(event, pinned.href, now, "link");
-        return;
-      }
+    if (!active() || !isTrusted(event)) return;
+    for (const node of composedPath(event)) {
+      if (!isElement(node)) continue;
+      const raw = linkHref(node);
+      if (raw === null) continue;
+      const now = resolve(trimText(raw), node);
+      if (!pinned.allowed.has(originOf(now)) && !testRe(/^javascript:/i, now)) stop(event, now, "link");
+      return;
     }
   }
   function onSubmit(event) {
-    if (!pinned || Date.now() > pinned.until || !pinned.form || event.target !== pinned.form) return;
-    const submitter = event.submitter;
-    const attr = (submitter && getAttr(submitter, "formaction")) || getAttr(pinned.form, "action");
-    const now = attr && trimText(attr) ? resolve(attr, pinned.form) : docURLOf(ownerDocumentOf(pinned.form));
-    if (originOf(now) !== originOf(pinned.action)) stop(event, pinned.action, now, "form");
+    if (!active()) return;
+    const form = eventTarget(event);
+    if (!isElement(form)) return;
+    const submitter = submitterOf(event);
+    const attr = (submitter && getAttr(submitter, "formaction")) || getAttr(form, "action");
+    const now = attr && trimText(attr) ? resolve(attr, form) : docURLOf(ownerDocumentOf(form));
+    if (!pinned.allowed.has(originOf(now))) stop(event, now, "form");
+  }
+  const replaceState = uncurry(History.prototype.replaceState);
+  const historyState = getter(History.prototype, "state");
+  function onNavigate(event) {
+    if (!active() || !navDestinationOf || !destinationURLOf) return;
+    if (navTypeOf(event) === "traverse" || !navUserInitiatedOf(event)) return;
+    const now = destinationURLOf(navDestinationOf(event));
+    if (pinned.allowed.has(originOf(now))) return;
+    stop(event, now, "navigation");
+    // Playwright waits for the navigation the click requested; a same-document commit to the
+    // current URL ends that wait (a cancelled navigation otherwise holds it until its timeout).
+    try { replaceState(W.history, historyState(W.history), "", docURLOf(document)); } catch (e) { /* */ }
+  }
+  const addListener = uncurry(EventTarget.prototype.addEventListener);
+  const removeListener = uncurry(EventTarget.prototype.removeEventListener);
+  function relisten() {
+    // Bubble listeners moved to the end of the window's list when an action is pinned: they
+    // run after every page listener registered before the action.
+    for (const [type, fn] of [["click", onClick], ["submit", onSubmit]]) {
+      removeListener(W, type, fn, false);
+      addListener(W, type, fn, false);
+    }
   }
   function listen() {
-    // Registered before any page script: the capture listeners run first; the submit check
-    // runs again when the event bubbles back to the window, after the form's own handlers
-    // (an inline onsubmit that rewrites the action) and before the browser reads the action.
-    // (The Navigation API could stop script-driven navigations too, but Playwright then waits
-    // for the cancelled navigation until its timeout.)
-    const add = uncurry(EventTarget.prototype.addEventListener);
+    // Capture listeners on the window, a bubble listener after the page's own handlers, and
+    // the Navigation API's `navigate` event as the last word.
+    const add = addListener;
     add(W, "click", onClick, true);
+    add(W, "click", onClick, false);
+    // Where the mouse is (Playwright's hover leaves it there): mouse.down() acts at this point.
+    add(W, "mousemove", (event) => { if (isTrusted(event)) lastPointer = {x: clientXOf(event), y: clientYOf(event)}; }, true);
     add(W, "submit", onSubmit, true);
     add(W, "submit", onSubmit, false);
+    if (W.navigation && NavigateEvent_) add(W.navigation, "navigate", onNavigate, false);
     watchOverlays(add);
   }
   function report() {
@@ -713,10 +1141,43 @@ function __pwLibrary() {
 
   function locator(els, opts) {
     const one = els.length >= 1 && (els.length === 1 || !opts.strict);
-    const f = one ? facts(els[0], opts) : null;
-    if (opts.pin && f && (f.href || f.is_submit)) pin(els[0], f);
+    const act = one ? activated(els[0], opts) : null;
+    const f = one ? described(els[0], opts, act) : null;
+    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : els[0], f);
     return {count: els.length, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
   }
 
-  return Object.freeze({facts, sources, result, atPoint, focused, locator, listen, report});
+  // -- the selector engine ------------------------------------------------------------------
+  // Registered with Playwright as a content-script selector engine, the reader runs in
+  // Playwright's utility world: an isolated world the page's scripts cannot reach, present in
+  // every frame, including documents loaded before the guard was attached. `locator >> engine=
+  // {json}` calls it with the located element (or the document) as root; the answer is one
+  // JSON string in an attribute of a detached element, read back with `get_attribute`: one round
+  // trip, one compact serialisation.
+  const parseJSON = JSON.parse, toJSON = JSON.stringify;
+  const createEl = uncurry(Document.prototype.createElement);
+  const setAttr = uncurry(EP.setAttribute);
+  function entry(root, opts) {
+    switch (opts.entry) {
+      case "locator": return locator([root], opts);
+      case "point": return atPoint(opts);
+      case "focused": return focused(opts);
+      case "sources": return sources(opts.needle, opts);
+      case "report": return report();
+      default: return {__error: "unknown entry " + String(opts.entry)};
+    }
+  }
+  function engine() {
+    const run = (root, body) => {
+      let out;
+      try { out = entry(root, parseJSON(body)); } catch (e) { out = {__error: String(e)}; }
+      const doc = nodeTypeOf(root) === 9 ? root : ownerDocumentOf(root);
+      const holder = createEl(doc, "pw-facts");
+      setAttr(holder, "d", toJSON(out === undefined ? null : out));
+      return holder;
+    };
+    return {query: run, queryAll: (root, body) => [run(root, body)]};
+  }
+
+  return Object.freeze({facts, sources, result, atPoint, focused, locator, listen, report, engine});
 }

@@ -216,10 +216,15 @@ def predict_static(step: Step) -> Prediction:
         impact = "scripts can read and send anything the page can reach"
     elif el is not None:
         label = el.label[:80]
-        if kind in _ACTIVATING or (
-            kind == "press" and (action.value or "").lower() in ("enter", "numpadenter")
+        # `activation` is set when the facts reader resolved what the action activates (the
+        # click point's element, Enter / Space on the focused one, a check() on a link …).
+        activates = el.activation is not None and bool(el.href or el.is_submit or el.frame_content)
+        if (
+            kind in _ACTIVATING
+            or activates
+            or (kind == "press" and (action.value or "").lower() in ("enter", "numpadenter"))
         ):
-            if el.href and kind in _ACTIVATING:
+            if el.href and (kind in _ACTIVATING or activates):
                 new_tab = el.link_target == "_blank" or bool(action.options.get("modifiers"))
                 if parse_url(el.href).scheme == "javascript":
                     consequence, terms = Consequence.CONSEQUENTIAL, ("javascript: link",)
@@ -231,7 +236,7 @@ def predict_static(step: Step) -> Prediction:
                     )
             # Enter in a single-line field submits its form (implicit submission); in a
             # textarea or a contenteditable it types a new line.
-            enter_submits = kind == "press" and el.editable and el.tag == "input"
+            enter_submits = kind == "press" and el.editable and el.tag == "input" and el.activation is None
             submits = el.form is not None and (el.is_submit or enter_submits)
             if submits:
                 submission = _submission(el, page_url)
@@ -254,8 +259,13 @@ def predict_static(step: Step) -> Prediction:
                 found is Consequence.CONSEQUENTIAL and consequence is Consequence.NONE
             ):
                 consequence, terms = found, found_terms
+            if el.frame_content and not delta:
+                origin = parse_url(el.frame_content).origin
+                delta = f"{kind}s into a frame of {origin} (its content cannot be read)"
             if not delta:
                 delta = f"{kind}s {el.role or el.tag} {label!r}"
+            if el.pointed:
+                delta += f" (pointed at {el.pointed}; {el.activation or 'activates this element'})"
         elif kind in ("fill", "type", "clear"):
             shown = "" if kind == "clear" else f"{len(action.value or '')} characters"
             delta = f"sets field {label!r}" + (f" to {shown}" if shown else " to empty")

@@ -264,9 +264,20 @@ async def test_blocked_verdict_carries_ids_explanation_guidance_prediction(page:
     assert verdict.timings_ms["observe"] >= 0
 
 
+async def test_page_loaded_before_the_guard_cannot_break_the_reader(page: Page) -> None:
+    """The reader runs in Playwright's utility world: a page's patches do not reach it."""
+    await page.goto("http://app.test/plain.html")  # loaded before the guard
+    guarded = Guard().wrap(page)
+    await page.evaluate("() => { window.getComputedStyle = () => { throw new Error('no styles'); }; }")
+    await guarded.click("#pbutton")
+    assert await page.title() == "clicked"
+
+
 async def test_unreadable_target_fails_closed(page: Page) -> None:
-    """Where the reader could not be installed first, a page that breaks it gets a BLOCK."""
-    await page.goto("http://app.test/plain.html")  # loaded before the guard: no installed reader
+    """Where only the page's own world can be read (Playwright set up the document's utility
+    world before the guard was attached), a page that breaks the reader gets a BLOCK."""
+    await page.goto("http://app.test/plain.html")
+    assert await page.locator("#pbutton").text_content()  # Playwright works in the page first
     guarded = Guard().wrap(page)
     await page.evaluate("() => { window.getComputedStyle = () => { throw new Error('no styles'); }; }")
     with pytest.raises(ActionBlocked) as caught:

@@ -185,5 +185,8 @@ def test_javascript_links_are_on_no_allow_list() -> None:
     assert decision(act(guard({"domain_allow": ["app.test"]}), "click", target=script)) == "block"
     assert decision(act(guard({"url_allow": ["/projects"]}), "click", target=script)) == "block"
     assert decision(act(guard({"url_deny": ["javascript:"]}), "click", target=script)) == "block"
-    # what the script itself requests is the network layer's to judge, not a destination here
-    assert decision(act(guard({"domain_deny": ["evil.test"]}), "click", target=script)) == "allow"
+    # what the script itself requests is the network layer's to judge, not a destination here;
+    # running it is script execution, which needs approval (PW-SCRIPT) like evaluate
+    assert decision(act(guard({"domain_deny": ["evil.test"]}), "click", target=script)) == "ask"
+    harmless = link("Menu", "javascript:void(0)")
+    assert decision(act(guard({"domain_deny": ["evil.test"]}), "click", target=harmless)) == "allow"

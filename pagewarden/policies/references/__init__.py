@@ -29,8 +29,10 @@ def attach_references(guard: Any, references: Any) -> ReferenceFiler:
         filer = references
         filer.guard = filer.guard or guard
     else:
-        store = references if isinstance(references, PolicyStore) else PolicyStore(references)
+        owned = not isinstance(references, PolicyStore)
+        store = PolicyStore(references) if owned else references
         filer = ReferenceFiler(store, guard=guard)
+        filer.owns_store = owned
     filer._refresh(force=True)
     guard.subscribe(filer)
     return filer

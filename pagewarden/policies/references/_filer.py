@@ -110,6 +110,7 @@ class ReferenceFiler:
         self.duplicates = 0  # dropped by the similarity filter
         self.dropped = 0  # dropped because the worker fell behind
         self.errors = 0
+        self.owns_store = False  # close the store with the filer (it was opened for it)
         self._pending: queue.Queue[tuple[list[str], dict[str, Any], str] | None] = queue.Queue(
             maxsize=max_pending
         )
@@ -236,3 +237,5 @@ class ReferenceFiler:
         with contextlib.suppress(queue.Full):
             self._pending.put(None, timeout=timeout)
         self._thread.join(timeout)
+        if self.owns_store and not self._thread.is_alive():
+            self.store.close()

@@ -29,6 +29,7 @@ __all__ = [
     "CompiledRule",
     "HistoryEntry",
     "RuleContext",
+    "RuleMemory",
     "SessionView",
     "register",
     "rule_class",
@@ -51,6 +52,20 @@ class HistoryEntry:
     target: ElementFacts | None = None
 
 
+class RuleMemory(dict):
+    """Running state the rules keep over a session (budget counters, sequence progress), by
+    compiled rule; filled by `RuleBook.observe` as actions run. A `SessionView` without one
+    makes those rules scan the history instead (same decisions, slower)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.broken: set[int] = set()
+
+    def usable(self, rule: CompiledRule) -> bool:
+        """Whether `rule`'s running state can be trusted (its `observe` never failed)."""
+        return id(rule) not in self.broken
+
+
 @dataclass(slots=True)
 class SessionView:
     """What earlier steps of the session left behind, as the rules see it."""
@@ -61,6 +76,8 @@ class SessionView:
     typed_passwords: dict[str, str] = field(default_factory=dict)
     #: the acting tab: taint from untrusted content in force, whether it is on the task's own path
     tab: TabView | None = None
+    #: the rules' running state over the whole session (None: rules scan `history`)
+    memory: RuleMemory | None = None
 
 
 @dataclass(slots=True)
@@ -108,10 +125,25 @@ class CompiledRule:
     def __init__(self, policy: Policy, rule: Rule) -> None:
         self.policy = policy
         self.rule = rule
+        self._level = policy.risk_level.value
+        self._category = policy.category.value
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         """Findings for this step (empty when the rule has nothing to say)."""
         raise NotImplementedError
+
+    def index_keys(self, kind: str) -> frozenset[tuple] | None:
+        """Keys (see `_index`) without one of which this rule cannot fire on an action of
+        `kind`; None (the default) when it may fire on any step of its kinds."""
+        return None
+
+    #: Action kinds of earlier actions this rule keeps a running state of (`observe`); None
+    #: for every kind, empty for none.
+    observes: frozenset[str] | None = frozenset()
+
+    def observe(self, entry: HistoryEntry, state: RuleMemory, history: Sequence[HistoryEntry]) -> None:
+        """Update this rule's running state with an action that ran (`entry`, already the last
+        of `history`)."""
 
     def finding(
         self,
@@ -123,13 +155,13 @@ class CompiledRule:
         evidence: dict[str, object] | None = None,
     ) -> Finding:
         """A finding for this rule's policy, scored from its risk level and `confidence`."""
-        level = self.policy.risk_level.value
+        level = self._level
         return Finding(
             policy_id=self.policy.id,
             rule=self.kind,
             message=message,
             risk_level=level,
-            category=self.policy.category.value,
+            category=self._category,
             score=round(min(1.0, RISK_BASE[level] * confidence), 4),
             requires_approval=requires_approval,
             guidance=guidance,

@@ -1,54 +1,147 @@
-"""`RuleBook`: a policy set compiled into evaluators, indexed by the action kinds they watch."""
+"""`RuleBook`: a policy set compiled into evaluators, indexed so that a step runs only the
+rules that can apply to it.
+
+For each action kind the book keeps, in policy order, the rules that watch that kind and
+declared no keys (they run on every such step), and an index from key to the rules that
+declared it (see `_index`): a step runs the unkeyed rules of its kind plus the keyed rules
+whose keys it has, merged back into policy order. Lookup is linear in the number of rules
+that can apply, not in the number of policies; a rule of kind "any" is one more entry per
+kind, not a sort of the whole book. Budget and sequence rules keep running state over the
+session (`observe`), so they do not scan the history.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import heapq
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._model import Policy
-from pagewarden.policies.rules._base import RISK_BASE, CompiledRule, RuleContext, rule_class
+from pagewarden.policies.rules._base import (
+    RISK_BASE,
+    CompiledRule,
+    HistoryEntry,
+    RuleContext,
+    RuleMemory,
+    rule_class,
+)
+from pagewarden.policies.rules._index import FAMILY, TRIGRAM_FAMILIES, step_keys, trigrams_of
 
 __all__ = ["RuleBook"]
 
 
+@dataclass(slots=True)
+class _Plan:
+    """The rules of one action kind: those that always run, and the keyed ones by family."""
+
+    always: list[CompiledRule] = field(default_factory=list)
+    keyed: dict[str, dict[tuple, list[CompiledRule]]] = field(default_factory=dict)
+
+
 class RuleBook:
-    """Compiled rules of a set of policies; `evaluate` runs those that watch the action."""
+    """Compiled rules of a set of policies; `evaluate` runs those that can apply to the step."""
 
     def __init__(self, policies: Iterable[Policy]) -> None:
         self.rules: list[CompiledRule] = []
         self._by_kind: dict[str, list[CompiledRule]] = {}
         self._every: list[CompiledRule] = []
+        self._position: dict[int, int] = {}
+        self._observers_by_kind: dict[str, list[CompiledRule]] = {}
+        self._observers_every: list[CompiledRule] = []
         for policy in policies:
             for rule in policy.rules:
                 compiled = rule_class(rule.kind)(policy, rule)
+                self._position[id(compiled)] = len(self.rules)
                 self.rules.append(compiled)
                 if compiled.kinds is None:
                     self._every.append(compiled)
                 else:
                     for kind in compiled.kinds:
                         self._by_kind.setdefault(kind, []).append(compiled)
+                if compiled.observes is None:
+                    self._observers_every.append(compiled)
+                else:
+                    for kind in compiled.observes:
+                        self._observers_by_kind.setdefault(kind, []).append(compiled)
+        self._plans: dict[str, _Plan] = {}
+        self._observers: dict[str, list[CompiledRule]] = {}
 
     def __len__(self) -> int:
         return len(self.rules)
 
+    def _pos(self, rule: CompiledRule) -> int:
+        return self._position[id(rule)]
+
+    def _merged(self, a: list[CompiledRule], b: list[CompiledRule]) -> list[CompiledRule]:
+        """Two lists in policy order merged into one (linear)."""
+        if not a:
+            return b
+        if not b:
+            return a
+        return list(heapq.merge(a, b, key=self._pos))
+
     def rules_for(self, action_kind: str) -> list[CompiledRule]:
         """The evaluators that look at `action_kind`, in policy order."""
-        specific = self._by_kind.get(action_kind, [])
-        if not specific:
-            return self._every
-        if not self._every:
-            return specific
-        return sorted([*specific, *self._every], key=self.rules.index)
+        return self._merged(self._by_kind.get(action_kind, []), self._every)
 
-    def evaluate(self, ctx: RuleContext) -> tuple[list[Finding], list[str]]:
+    def _plan(self, kind: str) -> _Plan:
+        plan = self._plans.get(kind)
+        if plan is not None:
+            return plan
+        plan = _Plan()
+        for rule in self.rules_for(kind):
+            keys = rule.index_keys(kind)
+            if keys is None:
+                plan.always.append(rule)
+                continue
+            for key in keys:
+                family = plan.keyed.setdefault(FAMILY[key[0]], {})
+                if key[0] in TRIGRAM_FAMILIES:
+                    # a literal must appear whole: index it by its least shared trigram
+                    key = min(
+                        ((key[0], tri) for tri in trigrams_of(key[1])),  # type: ignore[arg-type]
+                        key=lambda k: len(family.get(k, ())),
+                    )
+                rules = family.setdefault(key, [])
+                if not rules or rules[-1] is not rule:
+                    rules.append(rule)
+        self._plans[kind] = plan
+        return plan
+
+    def candidates(self, ctx: RuleContext) -> list[CompiledRule]:
+        """The rules that can apply to this step, in policy order."""
+        plan = self._plan(ctx.step.action.kind)
+        if not plan.keyed:
+            return plan.always
+        found: dict[int, CompiledRule] = {}
+        for family, index in plan.keyed.items():
+            keys = step_keys(ctx, family)
+            if len(keys) <= len(index):
+                for key in keys:
+                    for rule in index.get(key, ()):
+                        found[id(rule)] = rule
+            else:
+                for key, rules in index.items():
+                    if key in keys:
+                        for rule in rules:
+                            found[id(rule)] = rule
+        if not found:
+            return plan.always
+        return self._merged(plan.always, sorted(found.values(), key=self._pos))
+
+    def evaluate(self, ctx: RuleContext, *, exhaustive: bool = False) -> tuple[list[Finding], list[str]]:
         """All findings for the step, and errors of evaluators that failed.
 
         A failing evaluator does not let the action through silently: it contributes a
         finding at its policy's risk level that says the rule could not be evaluated.
+        `exhaustive` runs every rule of the action kind, without the index (the reference the
+        index is tested against).
         """
         findings: list[Finding] = []
         errors: list[str] = []
-        for rule in self.rules_for(ctx.step.action.kind):
+        rules = self.rules_for(ctx.step.action.kind) if exhaustive else self.candidates(ctx)
+        for rule in rules:
             try:
                 findings.extend(rule.check(ctx))
             except Exception as exc:  # noqa: BLE001 - a rule bug must fail closed, not crash the agent
@@ -66,3 +159,17 @@ class RuleBook:
                     )
                 )
         return findings, errors
+
+    def observe(self, memory: RuleMemory, entry: HistoryEntry, history: Sequence[HistoryEntry]) -> None:
+        """Update the rules' running state with an action that ran (`entry`, the last of `history`)."""
+        observers = self._observers.get(entry.kind)
+        if observers is None:
+            observers = self._observers[entry.kind] = self._merged(
+                self._observers_by_kind.get(entry.kind, []), self._observers_every
+            )
+        for rule in observers:
+            try:
+                rule.observe(entry, memory, history)
+            except Exception:  # noqa: BLE001 - a broken counter must not crash the agent
+                memory.pop(rule, None)
+                memory.broken.add(id(rule))  # the rule scans the history from now on

@@ -30,7 +30,13 @@ def _key_text(key: str) -> str | None:
 
 
 def typed_text(ctx: RuleContext) -> Typed | None:
-    """The text this step enters, or None when it enters none."""
+    """The text this step enters, or None when it enters none (computed once per step)."""
+    if "typed" not in ctx.memo:
+        ctx.memo["typed"] = _typed_text(ctx)
+    return ctx.memo["typed"]  # type: ignore[return-value]
+
+
+def _typed_text(ctx: RuleContext) -> Typed | None:
     action = ctx.action
     kind = action.kind
     if kind not in INPUT_KINDS or action.value is None:

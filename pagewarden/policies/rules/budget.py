@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import ActionBudgetRule
-from pagewarden.policies.rules._base import CompiledRule, HistoryEntry, RuleContext, register
+from pagewarden.policies.rules._base import CompiledRule, HistoryEntry, RuleContext, RuleMemory, register
+from pagewarden.policies.rules._index import element_rule_keys
 from pagewarden.policies.rules._matching import element_picked, term_matches
 
 __all__ = ["ActionBudget"]
@@ -26,8 +27,24 @@ class ActionBudget(CompiledRule):
         super().__init__(policy, rule)
         actions = frozenset(rule.actions)
         self.kinds = None if "any" in actions else actions  # type: ignore[misc]
+        self.observes = self.kinds  # type: ignore[misc]
         self._actions = actions
         self._targeted = bool(rule.match or rule.selectors)
+        self._keys = element_rule_keys(rule.match, rule.selectors) if self._targeted else None
+
+    def index_keys(self, kind: str) -> frozenset[tuple] | None:
+        return self._keys
+
+    def observe(self, entry: HistoryEntry, state: RuleMemory, history) -> None:
+        if self._counts(entry):
+            state[self] = state.get(self, 0) + 1
+
+    def _done(self, ctx: RuleContext) -> int:
+        """How many counted actions ran: the running counter, or a scan of the history."""
+        memory = ctx.session.memory
+        if memory is not None and memory.usable(self):
+            return memory.get(self, 0)
+        return sum(1 for entry in ctx.session.history if self._counts(entry))
 
     def _kind_counts(self, kind: str) -> bool:
         if kind in ("send_msg_to_user", "finish"):
@@ -49,7 +66,7 @@ class ActionBudget(CompiledRule):
         picked = element_picked(self.rule.match, self.rule.selectors, ctx.target)
         if picked is None:
             return
-        done = sum(1 for entry in ctx.session.history if self._counts(entry))
+        done = self._done(ctx)
         if done + 1 <= self.rule.max:
             return
         on = f" on {picked!r}" if picked else ""

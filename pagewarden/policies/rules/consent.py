@@ -17,6 +17,7 @@ from functools import lru_cache
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import ConsentRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
+from pagewarden.policies.rules._index import element_rule_keys
 from pagewarden.policies.rules._matching import element_picked, normalise
 
 __all__ = ["Consent", "message_names"]
@@ -54,6 +55,11 @@ class Consent(CompiledRule):
         actions = frozenset(rule.actions)
         self.kinds = None if "any" in actions else actions  # type: ignore[misc]
         self._message_terms = tuple(rule.message_terms or rule.match)
+        targeted = bool(rule.match or rule.selectors)
+        self._keys = element_rule_keys(rule.match, rule.selectors) if targeted else None
+
+    def index_keys(self, kind: str) -> frozenset[tuple] | None:
+        return self._keys
 
     def _told_user(self, ctx: RuleContext) -> bool:
         return any(

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import ForbidElementRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
+from pagewarden.policies.rules._index import element_rule_keys
 from pagewarden.policies.rules._matching import element_picked, normalise
 from pagewarden.policies.rules._typed import INPUT_KINDS, typed_text
 
@@ -32,6 +33,12 @@ class ForbidElement(CompiledRule):
             self.kinds = actions | (INPUT_KINDS if rule.check_value else frozenset())  # type: ignore[misc]
         self._actions = actions
         self._terms = [(t, normalise(t)) for t in rule.match]
+        self._keys = element_rule_keys(rule.match, rule.selectors)
+
+    def index_keys(self, kind: str) -> frozenset[tuple] | None:
+        if self.rule.check_value and kind in INPUT_KINDS:
+            return None  # typed text is checked whatever the element
+        return self._keys
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         kind = ctx.action.kind

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator
+from functools import lru_cache
 
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import InputAllowRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
+from pagewarden.policies.rules._index import term_keys
 from pagewarden.policies.rules._matching import element_texts, term_matches
 from pagewarden.policies.rules._typed import INPUT_KINDS, typed_text
 
 __all__ = ["InputAllow", "canonical_input"]
 
 
+@lru_cache(maxsize=4096)
 def canonical_input(value: str) -> str:
     """The form in which entered and allowed values are compared."""
     return unicodedata.normalize("NFC", value).strip().lower()
@@ -35,6 +38,10 @@ class InputAllow(CompiledRule):
     def __init__(self, policy, rule) -> None:
         super().__init__(policy, rule)
         self._allowed = {canonical_input(v) for v in rule.values}
+        self._keys = term_keys([rule.field]) if rule.field else None
+
+    def index_keys(self, kind: str) -> frozenset[tuple] | None:
+        return self._keys  # with a `field`, only fields it names
 
     def _applies(self, ctx: RuleContext) -> bool:
         field = self.rule.field

@@ -176,7 +176,10 @@ class InstructionProvenance(CompiledRule):
                 evidence=evidence,
             )
             return
-        if not el.visible and not supported:
+        # An invisible element that the click point hits over the element pointed at, leading
+        # within the site, is what a person clicking there would get too.
+        through_point = bool(el.pointed) and "click point" in (el.activation or "") and not cross_site
+        if not el.visible and not supported and not through_point:
             yield self.finding(
                 f"acts on {sources[-1] if sources else 'a hidden element'} {el.label[:60]!r}; "
                 "a person could not have seen it",

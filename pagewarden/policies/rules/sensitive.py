@@ -27,12 +27,13 @@ from pagewarden._url import host_matches, parse_url, same_site
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import SensitiveDataRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
+from pagewarden.policies.rules._index import trigram_keys, union
 from pagewarden.policies.rules._matching import normalise
 from pagewarden.policies.rules._typed import INPUT_KINDS, typed_text
 from pagewarden.policies.rules.urls import destinations
 from pagewarden.secrets import API_KEY, CARD_NUMBER, JWT, PRIVATE_KEY, luhn_valid
 
-__all__ = ["PATTERNS", "SensitiveData", "luhn_valid"]
+__all__ = ["PATTERNS", "SensitiveData", "luhn_valid", "outgoing"]
 
 USER = "the user"  # the destination of messages to the user and of the final answer
 
@@ -112,6 +113,15 @@ class _Value:
         return any(e in text for e in self.encoded)
 
 
+def outgoing(ctx: RuleContext, allow_user: bool) -> list[_Outgoing]:
+    """What this step sends where (computed once per step and `allow_user`)."""
+    key = f"outgoing:{allow_user}"
+    found = ctx.memo.get(key)
+    if found is None:
+        found = ctx.memo[key] = _outgoing(ctx, allow_user)
+    return found  # type: ignore[return-value]
+
+
 def _outgoing(ctx: RuleContext, allow_user: bool) -> list[_Outgoing]:
     action, el, page = ctx.action, ctx.target, ctx.page_url
     out: list[_Outgoing] = []
@@ -136,9 +146,10 @@ def _outgoing(ctx: RuleContext, allow_user: bool) -> list[_Outgoing]:
     sub = ctx.prediction.submission
     if (
         sub is not None
-        and kind in ("click", "dblclick", "tap", "press")
+        and (kind in ("click", "dblclick", "tap", "press") or (el is not None and el.activation is not None))
         and el is not None
         and el.form is not None
+        and (el.is_submit or kind == "press")
     ):
         dest_host = parse_url(sub.url).host
         out.append(_Outgoing(sub.url, dest_host, "in the URL to"))
@@ -155,6 +166,33 @@ def _outgoing(ctx: RuleContext, allow_user: bool) -> list[_Outgoing]:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _has_card(text: str) -> bool:
+    """Whether `text` holds a card number (13-19 digits passing the Luhn check)."""
+    for match in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", match.group(0))
+        if 13 <= len(digits) <= 19 and luhn_valid(digits):
+            return True
+    return False
+
+
+@lru_cache(maxsize=8192)
+def _has_pattern(name: str, text: str) -> bool:
+    """Whether `text` holds data of the named pattern (shared by every rule that names it)."""
+    return PATTERNS[name].search(text) is not None
+
+
+def _value_keys(value: _Value) -> frozenset[tuple] | None:
+    """Keys an outgoing text must have for `value` to be found in it (see `_index`)."""
+    parts = [trigram_keys("lo", value.lowered)]
+    if value.folded:
+        parts.append(trigram_keys("fo", value.folded))
+    if value.digits:
+        parts.append(trigram_keys("di", value.digits))
+    parts += [trigram_keys("en", e) for e in value.encoded]
+    return union(parts)
+
+
 @register("sensitive_data")
 class SensitiveData(CompiledRule):
     """Evaluator of `sensitive_data` rules."""
@@ -165,6 +203,9 @@ class SensitiveData(CompiledRule):
             "click",
             "dblclick",
             "tap",
+            "check",
+            "uncheck",
+            "drag",
             "goto",
             "new_page",
             "request",
@@ -179,6 +220,10 @@ class SensitiveData(CompiledRule):
         self._values = [_Value.of(v) for v in rule.values if v]
         self._named = [p for p in rule.patterns if not p.startswith("re:")]
         self._regexes = [re.compile(p[3:]) for p in rule.patterns if p.startswith("re:")]
+        self._keys = None if rule.patterns else union(_value_keys(v) for v in self._values)
+
+    def index_keys(self, kind: str) -> frozenset[tuple] | None:
+        return self._keys
 
     def _allowed(self, host: str, ctx: RuleContext, domains: tuple[str, ...] | list[str]) -> bool:
         if host == USER:
@@ -215,22 +260,14 @@ class SensitiveData(CompiledRule):
                 for secret in ctx.secrets.find(text) or ctx.secrets.find(decoded):
                     yield f"the registered secret {secret.label!r}", secret.allow_domains
             elif name == "card_number":
-                for candidate in (text, decoded):
-                    found = False
-                    for match in _CARD.finditer(candidate):
-                        digits = re.sub(r"\D", "", match.group(0))
-                        if 13 <= len(digits) <= 19 and luhn_valid(digits):
-                            found = True
-                            break
-                    if found:
-                        yield "a card number", None
-                        break
-            elif PATTERNS[name].search(text) or PATTERNS[name].search(decoded):
+                if _has_card(text) or _has_card(decoded):
+                    yield "a card number", None
+            elif _has_pattern(name, text) or _has_pattern(name, decoded):
                 yield f"{'an' if name[0] in 'aeiou' else 'a'} {name.replace('_', ' ')}", None
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         reported: set[tuple[str, str]] = set()
-        for item in _outgoing(ctx, self.rule.allow_user):
+        for item in outgoing(ctx, self.rule.allow_user):
             for what, own_domains in self._what(item, ctx):
                 domains = own_domains if own_domains is not None else tuple(self.rule.allow_domains)
                 if item.host == USER:

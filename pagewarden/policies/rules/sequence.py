@@ -14,7 +14,8 @@ from collections.abc import Iterator, Sequence
 from pagewarden.guard._verdict import Finding
 from pagewarden.observe._facts import ElementFacts
 from pagewarden.policies._rules_schema import SequenceRule, SequenceStep
-from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
+from pagewarden.policies.rules._base import CompiledRule, HistoryEntry, RuleContext, RuleMemory, register
+from pagewarden.policies.rules._index import element_rule_keys
 from pagewarden.policies.rules._matching import element_picked, term_matches
 
 __all__ = ["RequiredSequence", "sequence_present"]
@@ -49,6 +50,19 @@ def sequence_present(steps: Sequence[SequenceStep], done: Sequence[Done], *, con
     return False
 
 
+def _tail(history: Sequence[HistoryEntry], n: int) -> list[HistoryEntry]:
+    """The last `n` entries of `history` (a deque or a sequence), oldest first."""
+    if n <= 0:
+        return []
+    out = []
+    for entry in reversed(history):
+        out.append(entry)
+        if len(out) == n:
+            break
+    out.reverse()
+    return out
+
+
 def _describe(spec: SequenceStep) -> str:
     what = spec.match[0] if spec.match else (spec.selectors[0] if spec.selectors else "")
     return f"{spec.action} {what!r}" if what else spec.action
@@ -64,18 +78,77 @@ class RequiredSequence(CompiledRule):
         super().__init__(policy, rule)
         last = frozenset(rule.steps[-1].actions)
         self.kinds = None if "any" in last else last | {"finish"}  # type: ignore[misc]
+        if rule.contiguous:
+            # a block is complete when its last step runs after the others
+            self.observes = None if "any" in last else last  # type: ignore[misc]
+        else:
+            every = frozenset(k for s in rule.steps for k in s.actions)
+            self.observes = None if "any" in every else every  # type: ignore[misc]
         self._text = " → ".join(_describe(s) for s in rule.steps)
+        last_step = rule.steps[-1]
+        if len(rule.steps) < 2:
+            self._keys: frozenset[tuple] | None = frozenset()  # fires only on finish
+        elif last_step.match or last_step.selectors:
+            self._keys = element_rule_keys(last_step.match, last_step.selectors)
+        else:
+            self._keys = None
 
-    def _done(self, ctx: RuleContext) -> list[Done]:
-        return [(e.kind, e.target, e.label) for e in ctx.session.history]
+    def index_keys(self, kind: str) -> frozenset[tuple] | None:
+        # away from `finish`, the rule fires only on an element its last step picks
+        return None if kind == "finish" else self._keys
+
+    # Running state: for an ordered sequence, how many steps are done (greedy, as
+    # `sequence_present` scans); for a contiguous one, whether the whole block happened.
+    def observe(self, entry: HistoryEntry, state: RuleMemory, history: Sequence[HistoryEntry]) -> None:
+        steps = self.rule.steps
+        item = (entry.kind, entry.target, entry.label)
+        if not self.rule.contiguous:
+            progress = state.get(self, 0)
+            if progress < len(steps) and _step_matches(steps[progress], *item):
+                state[self] = progress + 1
+            return
+        if state.get(self) or len(history) < len(steps):
+            return
+        tail = [(e.kind, e.target, e.label) for e in _tail(history, len(steps))]
+        if all(_step_matches(spec, *done) for spec, done in zip(steps, tail, strict=True)):
+            state[self] = True
+
+    def _memory(self, ctx: RuleContext) -> RuleMemory | None:
+        memory = ctx.session.memory
+        return memory if memory is not None and memory.usable(self) else None
+
+    def _present(self, ctx: RuleContext, done: list[Done] | None) -> bool:
+        """Whether the whole sequence already happened in the session."""
+        memory = self._memory(ctx)
+        if memory is None:
+            return sequence_present(self.rule.steps, done or [], contiguous=self.rule.contiguous)
+        if self.rule.contiguous:
+            return bool(memory.get(self))
+        return memory.get(self, 0) >= len(self.rule.steps)
+
+    def _ready(self, ctx: RuleContext, done: list[Done] | None) -> bool:
+        """Whether the steps before the last one happened (directly before, when contiguous)."""
+        steps = self.rule.steps
+        memory = self._memory(ctx)
+        if self.rule.contiguous:
+            history = ctx.session.history
+            if len(history) < len(steps) - 1:
+                return False
+            tail = [(e.kind, e.target, e.label) for e in _tail(history, len(steps) - 1)]
+            return sequence_present(steps[:-1], tail, contiguous=True)
+        if memory is None:
+            return sequence_present(steps[:-1], done or [], contiguous=False)
+        return memory.get(self, 0) >= len(steps) - 1
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         steps = self.rule.steps
         kind = ctx.action.kind
-        done = self._done(ctx)
         contiguous = self.rule.contiguous
+        done = None
+        if self._memory(ctx) is None:
+            done = [(e.kind, e.target, e.label) for e in ctx.session.history]
         if kind == "finish":
-            if not sequence_present(steps, done, contiguous=contiguous):
+            if not self._present(ctx, done):
                 yield self.finding(
                     f"the task would end before the required sequence happened ({self._text})",
                     guidance=f"Before finishing, do these steps in order: {self._text}.",
@@ -88,15 +161,9 @@ class RequiredSequence(CompiledRule):
         label = target.label if target is not None else ""
         if not _step_matches(steps[-1], kind, target, label):
             return
-        if sequence_present(steps, done, contiguous=contiguous):
+        if self._present(ctx, done):
             return  # already done once in order; repeating the last step is not out of order
-        if contiguous:
-            ready = len(done) >= len(steps) - 1 and sequence_present(
-                steps[:-1], done[-(len(steps) - 1) :], contiguous=True
-            )
-        else:
-            ready = sequence_present(steps[:-1], done, contiguous=False)
-        if not ready:
+        if not self._ready(ctx, done):
             how = "directly before it" if contiguous else "first"
             yield self.finding(
                 f"{_describe(steps[-1])} needs {' → '.join(_describe(s) for s in steps[:-1])} {how}",

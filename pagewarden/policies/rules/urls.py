@@ -39,10 +39,13 @@ from urllib.parse import unquote
 from pagewarden._url import ParsedURL, host_matches, parse_url
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
+from pagewarden.policies.rules._index import host_pattern_keys, trigram_keys, union
 
 __all__ = ["DomainAllow", "DomainDeny", "UrlAllow", "UrlDeny", "UrlPattern", "destinations"]
 
-_NAV_KINDS = frozenset({"goto", "click", "dblclick", "tap", "press", "new_page", "request"})
+_NAV_KINDS = frozenset(
+    {"goto", "click", "dblclick", "tap", "press", "new_page", "request", "type", "check", "uncheck", "drag"}
+)
 _HARMLESS = frozenset({"about:blank", "about:srcdoc"})
 _ACTIVATE = frozenset({"click", "dblclick", "tap"})
 
@@ -75,12 +78,21 @@ def _destinations(ctx: RuleContext) -> list[Destination]:
         page = ctx.step.observation.url or None
         out.append(Destination(parse_url(ctx.action.value, page), ctx.action.value, kind))
     el = ctx.target
-    if nav is None and el is not None and el.href and kind in _ACTIVATE:
+    activates = el is not None and (kind in _ACTIVATE or el.activation is not None)
+    if nav is None and el is not None and el.href and activates:
         # a javascript: (or other hostless) link runs in the page rather than navigating;
         # it still goes nowhere an allow-list vouches for
         href = parse_url(el.href)
         if href.opaque:
             out.append(Destination(href, el.href, "link"))
+    if el is not None and activates and el.href:
+        # hyperlink auditing: following the link also POSTs to each `ping` URL
+        page = ctx.step.observation.url or None
+        out.extend(Destination(parse_url(p, page), p, "ping") for p in el.pings)
+    if el is not None and activates and el.frame_content:
+        # the action lands in a frame of another origin whose content cannot be read: judged
+        # as going to that origin
+        out.append(Destination(parse_url(el.frame_content), el.frame_content, "frame"))
     return out
 
 
@@ -200,9 +212,24 @@ class _UrlRule(CompiledRule):
         self.patterns = [UrlPattern.compile(p) for p in rule.patterns]
 
 
+def _deny_keys(pattern: UrlPattern) -> frozenset[tuple] | None:
+    """Keys a destination must have for a deny pattern to match it (see `_index`)."""
+    if pattern.form == "url":
+        return host_pattern_keys(pattern.host)
+    literal = max(pattern.path.split("*"), key=len)
+    return trigram_keys("tri", literal)
+
+
 @register("url_deny")
 class UrlDeny(_UrlRule):
     """Evaluator of `url_deny` rules."""
+
+    def __init__(self, policy, rule) -> None:
+        super().__init__(policy, rule)
+        self._keys = union(_deny_keys(p) for p in self.patterns)
+
+    def index_keys(self, kind: str) -> frozenset[tuple] | None:
+        return self._keys
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for dest in destinations(ctx):
@@ -234,18 +261,58 @@ class UrlAllow(_UrlRule):
             return
 
 
+#: Actions that act on the page the tab shows (judged when that page is outside an allow-list).
+_ON_PAGE = frozenset(
+    {"click", "dblclick", "tap", "press", "type", "fill", "clear", "check", "uncheck", "select_option",
+     "set_input_files", "drag", "drop", "dispatch_event", "hover", "focus", "select_text", "accept_dialog",
+     "evaluate", "add_script_tag", "add_style_tag", "set_content", "reload"}
+)  # fmt: skip
+
+
+@lru_cache(maxsize=4096)
+def _allowed_host(host: str, patterns: tuple[str, ...]) -> bool:
+    """Whether `host` matches one of `patterns` (shared by allow-lists with the same patterns)."""
+    return any(host_matches(host, p) for p in patterns)
+
+
 @register("domain_allow")
 class DomainAllow(CompiledRule):
-    """Evaluator of `domain_allow` rules."""
+    """Evaluator of `domain_allow` rules.
 
-    kinds = _NAV_KINDS
+    Besides where an action leads, it judges where the tab already is: once the tab shows a
+    page outside the allow-list (however it got there: a redirect, a script, a popup), actions
+    on that page are refused, with guidance to go back. Leaving it (`go_back`, `goto` an allowed
+    page) is not.
+    """
+
+    kinds = _NAV_KINDS | _ON_PAGE
+
+    def _outside(self, ctx: RuleContext) -> str | None:
+        url = ctx.page_url
+        if ctx.action.kind not in _ON_PAGE or not ctx.step.observation.url or url.url in _HARMLESS:
+            return None
+        if url.scheme in ("about", "chrome-error") and not url.host:
+            return None
+        if url.host and _allowed_host(url.host, tuple(self.rule.patterns)):
+            return None
+        return url.host or f"a {url.scheme or 'relative'}: page"
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        where = self._outside(ctx)
+        if where is not None:
+            allowed = ", ".join(self.rule.patterns)
+            yield self.finding(
+                f"the tab is on {where}, outside the allowed domains; actions on that page are not allowed",
+                guidance=f"This page is outside the allowed domains ({allowed}). Do not act on it: go back "
+                "(page.go_back()) or open a page on an allowed domain (page.goto(...)), then continue.",
+                evidence={"page": ctx.page_url.url, "allowed": list(self.rule.patterns)},
+            )
+            return
         for dest in destinations(ctx):
             if dest.url.url in _HARMLESS:
                 continue
             host = dest.url.host
-            if host and any(host_matches(host, p) for p in self.rule.patterns):
+            if host and _allowed_host(host, tuple(self.rule.patterns)):
                 continue
             where = host or f"a {dest.url.scheme or 'relative'}: URL with no host"
             yield self.finding(
@@ -261,6 +328,13 @@ class DomainDeny(CompiledRule):
     """Evaluator of `domain_deny` rules."""
 
     kinds = _NAV_KINDS
+
+    def __init__(self, policy, rule) -> None:
+        super().__init__(policy, rule)
+        self._keys = union(host_pattern_keys(p) for p in rule.patterns)
+
+    def index_keys(self, kind: str) -> frozenset[tuple] | None:
+        return self._keys
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for dest in destinations(ctx):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,7 @@ def test_approved_asks_are_not_violations(store: PolicyStore) -> None:
 
 def test_secrets_never_reach_the_store(store: PolicyStore) -> None:
     secret = "sk-test-0123456789abcdef0123"
-    guard = Guard(policies=store, references=store, secrets=[secret])
+    guard = Guard(policies=store, references=str(store.backend.path), secrets=[secret])  # a path
     verdict = act(guard, "fill", target=field("Token"), value=secret, url="https://evil.test/form")
     assert verdict.decision is Decision.BLOCK
     guard.close()
@@ -175,3 +176,23 @@ def test_references_of_every_shown_policy_reach_the_prompt(tmp_path: Path) -> No
     assert "ORG-TONE example 1:" in prompt and "this is stupid" in prompt
     section = prompt[prompt.index("Past violations"):]
     assert section.index("ORG-CLOSE example 1") < section.index("ORG-TONE example 1")
+
+
+def test_references_filed_elsewhere_reach_this_guard(store: PolicyStore, tmp_path: Path) -> None:
+    guard = Guard(policies=store, references=store)
+    assert guard.policies.get("ORG-ADMIN").references == []
+    with PolicyStore(store.backend.path) as other:  # another process's connection
+        filer = ReferenceFiler(other)
+        from pagewarden.guard._events import GuardEvent
+
+        record = {"step": {"action": {"kind": "goto", "value": "https://app.test/admin"},
+                           "observation": {"url": "https://app.test/"}},
+                  "verdict": {"decision": "block", "violated_policy_ids": ["ORG-ADMIN"]}}  # fmt: skip
+        filer(GuardEvent("step", "other-session", record))
+        assert filer.flush(10)
+        filer.close()
+    deadline = time.monotonic() + 15
+    while not guard.policies.get("ORG-ADMIN").references and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "Decision: BLOCK" in guard.policies.get("ORG-ADMIN").references[0].text
+    guard.close()

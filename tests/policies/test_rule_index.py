@@ -1,0 +1,197 @@
+"""The rule book's index and running counters decide exactly as running every rule does.
+
+Randomised policy sets (every rule kind, "any" kinds, budgets, sequences, URL and domain
+patterns, protected values) and randomised sessions (clicks on buttons and links named like,
+nearly like or unlike the policies' terms, fills, key presses, gotos, messages, finishes,
+submissions) are judged twice per step: by the indexed book with the session's running state,
+and by every rule of the action kind scanning the history. Findings must be identical.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+
+import pytest
+
+from pagewarden.guard import Action, Guard, Step
+from pagewarden.observe._facts import ElementFacts, FormFacts, FormField, Observation
+from pagewarden.policies import Policy
+from pagewarden.policies.rules import RuleContext, SessionView
+from pagewarden.worldmodel import predict_static
+
+WORDS = ["delete", "invoice", "project", "member", "save", "submit", "remove", "archive", "transfer",
+         "export"]  # fmt: skip
+HOSTS = ["shop.test", "api.shop.test", "evil.test", "docs.test", "cdn.evil.test", "127.0.0.1"]
+KINDS = ["click", "fill", "type", "press", "goto", "tap", "select_option", "hover", "dblclick"]
+VALUES = ["acct-99812", "4111 1111 1111 1111", "hunter2!x", "555-0198"]
+
+
+def _spelled(rng: random.Random, text: str) -> str:
+    """The text as written on a page: as is, in capitals, with a look-alike letter, with a slip,
+    inside a longer label, with punctuation."""
+    choice = rng.randrange(7)
+    if choice == 0:
+        return text.upper()
+    if choice == 1:
+        return text.replace("e", "е", 1)  # Cyrillic e
+    if choice == 2 and len(text) > 4:
+        i = rng.randrange(1, len(text))
+        return text[:i] + text[i + 1 :]
+    if choice == 3:
+        return f"{rng.choice(WORDS)} {text} now"
+    if choice == 4:
+        return f"«{text}»"
+    if choice == 5:
+        return text + "s"
+    return text
+
+
+def _actions(rng: random.Random) -> list[str]:
+    if rng.random() < 0.15:
+        return ["any"]
+    return rng.sample(["click", "fill", "tap", "press", "goto", "dblclick", "type"], rng.randint(1, 2))
+
+
+def _terms(rng: random.Random) -> list[str]:
+    terms = [" ".join(rng.sample(WORDS, rng.randint(1, 2))) for _ in range(rng.randint(1, 2))]
+    if rng.random() < 0.1:
+        terms.append("#" + rng.choice(WORDS))  # starts with a non-word character
+    return terms
+
+
+def random_rule(rng: random.Random, i: int) -> dict:
+    kind = rng.randrange(11)
+    if kind == 0:
+        patterns = ["/admin", f"/{rng.choice(WORDS)}", "module=Users", "a*min", f"https://{rng.choice(HOSTS)}/x",
+                    "*.evil.test/steal", "ab"]  # fmt: skip
+        return {"url_deny": [rng.choice(patterns)]}
+    if kind == 1:
+        return {"domain_deny": rng.sample(["evil.test", "*.evil.test", ".shop.test", "127.0.0.1", "*"], 2)}
+    if kind == 2:
+        return {"domain_allow": rng.sample(["shop.test", "*.shop.test", "docs.test"], 2)}
+    if kind == 3:
+        return {"url_allow": [rng.choice(["/", "/project", "https://shop.test/"])]}
+    if kind == 4:
+        body: dict = {"match": _terms(rng), "actions": _actions(rng)}
+        if rng.random() < 0.3:
+            body["selectors"] = [f"#{rng.choice(WORDS)}-{rng.randrange(3)}"]
+        if rng.random() < 0.2:
+            body["check_value"] = True
+        return {"forbid_element": body}
+    if kind == 5:
+        body = {"actions": _actions(rng)}
+        if rng.random() < 0.8:
+            body["match"] = _terms(rng)
+        if rng.random() < 0.2:
+            selectors = [f"#{rng.choice(WORDS)}-1", "button.primary", "//a[contains(., 'x')]"]
+            body["selectors"] = [rng.choice(selectors)]
+        return {"consent": body}
+    if kind == 6:
+        body = {"actions": _actions(rng), "max": rng.randrange(4)}
+        if rng.random() < 0.6:
+            body["match"] = _terms(rng)
+        if rng.random() < 0.2:
+            body["selectors"] = [f"#{rng.choice(WORDS)}-{rng.randrange(3)}"]
+        return {"action_budget": body}
+    if kind == 7:
+        steps = [
+            {"actions": _actions(rng), "match": [rng.choice(WORDS)]} for _ in range(rng.randint(1, 3))
+        ]
+        return {"sequence": {"steps": steps, "contiguous": rng.random() < 0.5}}
+    if kind == 8:
+        body = {"values": rng.sample(VALUES, rng.randint(1, 2)), "allow_domains": ["shop.test"]}
+        if rng.random() < 0.3:
+            body["patterns"] = ["card_number"]
+        if rng.random() < 0.3:
+            body["allow_user"] = False
+        return {"sensitive_data": body}
+    if kind == 9:
+        body = {"values": rng.sample(WORDS, 3)}
+        if rng.random() < 0.5:
+            body["field"] = rng.choice(WORDS)
+        return {"input_allow": body}
+    return {"instruction_provenance": {}}
+
+
+def random_policies(rng: random.Random, count: int) -> list[Policy]:
+    return [
+        Policy(
+            id=f"R{i}",
+            category="boundary",
+            risk_level=rng.choice(["low", "medium", "high"]),
+            description=f"random policy {i}",
+            rules=[random_rule(rng, i) for _ in range(rng.randint(1, 2))],
+        )
+        for i in range(count)
+    ]
+
+
+def _element(rng: random.Random, page: str) -> ElementFacts:
+    label = _spelled(rng, " ".join(rng.sample(WORDS, rng.randint(1, 2))))
+    ident = f"{rng.choice(WORDS)}-{rng.randrange(3)}" if rng.random() < 0.5 else ""
+    attrs = {"id": ident} if ident else {}
+    shape = rng.randrange(4)
+    if shape == 0:
+        host = rng.choice(HOSTS)
+        path = rng.choice(["/admin/users", "/project/1", "/x", "/steal?t=1", "/index.php?module=Users"])
+        href = f"http://{host}{path}"
+        return ElementFacts(tag="a", role="link", name=label, text=label, href=href, attrs=attrs)
+    if shape == 1:
+        form = FormFacts(
+            action=f"http://{rng.choice(HOSTS)}/post",
+            method="post",
+            fields=(FormField("note", "text", rng.choice([*VALUES, "hello"])),),
+        )
+        return ElementFacts(
+            tag="button", role="button", name=label, text=label, is_submit=True, form=form, attrs=attrs
+        )
+    if shape == 2:
+        return ElementFacts(
+            tag="input", role="textbox", name=label, input_type="text", editable=True, attrs=attrs
+        )
+    return ElementFacts(tag="button", role="button", name=label, text=label, attrs=attrs)
+
+
+def random_step(rng: random.Random, guard: Guard) -> Step:
+    page = f"http://{rng.choice(HOSTS[:3])}/project/{rng.randrange(5)}"
+    roll = rng.random()
+    if roll < 0.08:
+        action = Action("send_msg_to_user", value=f"I will {rng.choice(WORDS)} it; {rng.choice(VALUES)}")
+        return guard.make_step(action, Observation(url=page))
+    if roll < 0.12:
+        return guard.make_step(Action("finish", value="done"), Observation(url=page))
+    kind = rng.choice(KINDS)
+    if kind == "goto":
+        url = f"http://{rng.choice(HOSTS)}/{rng.choice(WORDS)}/admin?q={rng.choice(VALUES)}"
+        return guard.make_step(Action("goto", value=url), Observation(url=page))
+    target = _element(rng, page)
+    value = None
+    if kind in ("fill", "type", "select_option"):
+        value = rng.choice([*VALUES, *WORDS, base64.b64encode(VALUES[0].encode()).decode(), "free text"])
+    elif kind == "press":
+        value = rng.choice(["Enter", "a", "Tab"])
+    selector = f"#{target.attrs.get('id', 'x')}"
+    return guard.make_step(Action(kind, selector=selector, value=value), Observation(url=page, target=target))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_indexed_book_decides_as_every_rule_does(seed: int) -> None:
+    rng = random.Random(seed)
+    policies = random_policies(rng, rng.choice([5, 30, 120]))
+    guard = Guard(policies, baseline=rng.random() < 0.5)
+    book = guard.rulebook
+    compared = fired = 0
+    for _ in range(150):
+        step = random_step(rng, guard)
+        prediction = predict_static(step)
+        view = guard.session.view(step)
+        indexed = book.evaluate(RuleContext(step, prediction, view, secrets=guard.secrets))
+        scan = SessionView(view.history, view.user_messages, view.typed_passwords, view.tab, None)
+        reference = book.evaluate(RuleContext(step, prediction, scan, secrets=guard.secrets), exhaustive=True)
+        assert indexed == reference, (step.action, step.observation.target)
+        compared += 1
+        fired += bool(reference[0])
+        verdict = guard.evaluate(step)
+        guard.commit(step, verdict, ran=verdict.allowed or rng.random() < 0.7)
+    assert compared == 150 and fired > 0  # the sessions exercised rules that fire
