@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from pagewarden.cli import _bad_input, _llm_config, _llm_options, console, eval_group
+from pagewarden.cli import _bad_input, _llm_config, _llm_options, console, eval_group, main
 
 
 @eval_group.command("wasp")
@@ -78,3 +78,37 @@ def eval_wasp(
             console.print(f"[green]wrote[/green] {escape(str(html_out))}", highlight=False)
     except OSError as exc:
         _bad_input(json_out or html_out, exc)
+
+
+@main.command("report")
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option(
+    "-o", "--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the page (default: report.html in the recorded directory, or next to the trace).",
+)  # fmt: skip
+def report_command(source: Path, out: Path | None) -> None:
+    """Render the HTML report of a recorded session: SOURCE is a directory written by
+    Guard(record=…) (or one holding a trace.jsonl) or a trace file. Exit 2 on bad input."""
+    from pagewarden.trace._report import render_session_report
+    from pagewarden.trace._session import SessionFormatError, load_session, read_records
+
+    try:
+        if source.is_dir():
+            session = load_session(source)
+            records, manifest, base = session.records, session.manifest, source
+        else:
+            records, manifest, base = read_records(source), {}, source.parent
+        if not records:
+            raise SessionFormatError(f"{source}: no recorded steps")
+    except (OSError, ValueError) as exc:
+        _bad_input(source, exc)
+    target = out or base / "report.html"
+    page = render_session_report(
+        records, title=source.name or str(source), manifest=manifest, base=base, out_dir=target.parent
+    )
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        _bad_input(target, exc)
+    console.print(f"[green]wrote[/green] {escape(str(target))} ({len(records)} steps)", highlight=False)

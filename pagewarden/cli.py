@@ -349,6 +349,40 @@ def check_step(
     sys.exit(report.exit_code)
 
 
+def _replay_browser(run_dir: Path) -> None:
+    """`replay --browser`: say which steps could not be performed again and why, then what is
+    missing to re-execute the rest (the network layer's recorded flows and replay server)."""
+    from pagewarden.trace._replay import browser_replay_problems
+    from pagewarden.trace._session import load_session
+
+    try:
+        session = load_session(run_dir)
+    except (OSError, ValueError) as exc:
+        _bad_input(run_dir, exc)
+    problems = browser_replay_problems(session.records)
+    if problems:
+        table = Table(title=Text(f"{run_dir} — steps that cannot be re-run in a browser"))
+        for column in ("session", "#", "line", "action", "why"):
+            table.add_column(column, overflow="fold")
+        for p in problems:
+            table.add_row(*_cells(p["session"], p["index"], p["line"], p["action"], p["reason"]))
+        console.print(table)
+    else:
+        console.print(f"all {len(session.records)} recorded steps could be performed again", highlight=False)
+    flows = session.file("flows")
+    have_flows = flows is not None and flows.exists()
+    err_console.print(
+        "[red]error[/red] replay --browser is not built yet: the network layer records the flows "
+        "(launch(record=DIR, proxy=True) writes flows.mitm) and can serve them back "
+        "(pagewarden.proxy.Replay), "
+        "but re-executing the recorded actions in Chromium through it is missing; "
+        + ("this recording has its flows" if have_flows else "this recording has no flows.mitm (proxy=True)")
+        + ". Replay without --browser re-judges every step offline.",
+        highlight=False, soft_wrap=True,
+    )  # fmt: skip
+    sys.exit(_BAD_INPUT)
+
+
 @main.command("replay")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option(
@@ -394,13 +428,7 @@ def replay_command(
     from pagewarden.trace._session import load_session
 
     if browser:
-        err_console.print(
-            "[red]error[/red] replay --browser re-executes the actions against the recorded network "
-            "through the network layer's replay server (pagewarden/proxy), which is not part of this "
-            "version; replay without --browser re-judges every step offline",
-            highlight=False, soft_wrap=True,
-        )  # fmt: skip
-        sys.exit(_BAD_INPUT)
+        _replay_browser(run_dir)
     try:
         session = load_session(run_dir)
         policies = PolicySet.load(policy_file) if policy_file is not None else None

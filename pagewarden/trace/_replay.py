@@ -28,6 +28,7 @@ __all__ = [
     "REPLAY_FORMAT_VERSION",
     "ReplayReport",
     "ReplayedStep",
+    "browser_replay_problems",
     "recorded_ran",
     "replay_records",
     "replay_session",
@@ -323,3 +324,51 @@ def replay_session(
             "steps it decided are marked unverifiable (give --llm-… to replay them)"
         )
     return report
+
+
+#: action kinds whose recorded form is not enough to perform them again
+_NOT_RERUNNABLE_KINDS = {
+    "set_input_files": "the uploaded files are not part of the recording",
+    "unclassified": "a Playwright method pagewarden does not know: its arguments are not recorded",
+    "route": "a request route installs page-side code that is not recorded",
+    "new_cdp_session": "a CDP session's commands are not recorded",
+}
+
+
+def browser_replay_problems(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The recorded steps that `replay --browser` could not perform again, each with why:
+    a redacted typed value (a secret or password cannot be typed again), a kind whose inputs
+    are not recorded (file uploads, unknown methods, routes, CDP), an element action without a
+    selector, a pointer action at page coordinates, a person's take-over action."""
+    problems: list[dict[str, Any]] = []
+    for raw in records:
+        step = raw.get("step") or {}
+        action = step.get("action") or {}
+        kind = str(action.get("kind") or "")
+        method = str(action.get("method") or "")
+        reason = ""
+        if kind in _NOT_RERUNNABLE_KINDS:
+            reason = _NOT_RERUNNABLE_KINDS[kind]
+        elif _REDACTED in str(action.get("value") or ""):
+            reason = "its value was redacted in the recording (a secret or password cannot be typed again)"
+        elif method.startswith(("Mouse.", "Touchscreen.")):
+            reason = "a pointer action at page coordinates: the replayed page's layout decides what it hits"
+        elif str(step.get("reasoning") or "").startswith("[supervisor]"):
+            reason = "a person's action during a console take-over, not the agent's"
+        elif (
+            (step.get("observation") or {}).get("target")
+            and not action.get("selector")
+            and not method.startswith(("Page.", "Frame."))
+        ):
+            reason = "an element action without a recorded selector"
+        if reason:
+            problems.append(
+                {
+                    "session": str(raw.get("session") or step.get("session") or ""),
+                    "index": step.get("index", raw.get("index")),
+                    "line": raw.get("_line"),
+                    "action": f"{kind} {action.get('selector') or ''}".strip()[:120],
+                    "reason": reason,
+                }
+            )
+    return problems

@@ -134,6 +134,7 @@ def test_replay_with_a_stricter_policy_shows_exactly_the_changed_step(
     assert "ORG-NO-ISSUE-PAGE" in html.read_text() and SECRET not in html.read_text()
 
 
+@pytest.mark.timeout(900)  # three CLI replays: slow on a loaded machine
 def test_replay_with_a_model_and_its_cache(recording: Path, tmp_path: Path) -> None:
     fine = {"policy_violation": False, "violated_policy_ids": [], "goal_deviation": False}
     cache = tmp_path / "cache"
@@ -198,7 +199,10 @@ def test_a_bare_trace_directory_replays_and_bad_lines_are_named(recording: Path,
     missing = run("replay", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "not a directory" in missing.stderr
     browser = run("replay", str(recording), "--browser")
-    assert browser.returncode == 2 and "network layer" in browser.stderr
+    assert browser.returncode == 2 and "not built yet" in browser.stderr and "no flows.mitm" in browser.stderr
+    # the step that sent the (redacted) secret cannot be performed again: said, with why
+    flat = " ".join(browser.stdout.split())
+    assert "cannot be re-run" in flat and "redacted in the recording" in flat
 
 
 def test_recording_refuses_a_used_directory_and_trace_together(recording: Path, tmp_path: Path) -> None:
@@ -206,3 +210,45 @@ def test_recording_refuses_a_used_directory_and_trace_together(recording: Path, 
         Guard(record=recording)
     with pytest.raises(ValueError, match="record="):
         Guard(record=tmp_path / "r", trace=tmp_path / "t.jsonl")
+
+
+async def test_the_report_fits_the_window_and_filters_to_stops(
+    recording: Path, tmp_path: Path, browser
+) -> None:
+    out = tmp_path / "out" / "report.html"
+    result = run("report", str(recording), "-o", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = out.read_text()
+    assert "<script" not in text.lower() and SECRET not in text
+    assert "5 steps in 1 session(s): 3 allow, 2 block" in text and "PW-INJECTION" in text
+    assert "../../run/screenshots/" in text or "screenshots/" in text
+    page = await browser.new_page(viewport={"width": 1024, "height": 800})
+    try:
+        await page.goto(out.as_uri())
+        assert await page.evaluate("document.documentElement.scrollWidth") <= 1024
+        rows = page.locator("tr[class^='r-']")
+        assert await rows.count() == 5
+        await page.get_by_label("only the steps the guard stopped").check()
+        visible = [await rows.nth(i).is_visible() for i in range(5)]
+        assert visible == [False, False, True, False, True]
+        shot = page.locator("tr.r-block img").first
+        await page.locator("tr.r-block details summary").first.click()
+        assert await shot.evaluate("img => img.complete && img.naturalWidth > 0")
+    finally:
+        await page.close()
+    bad = run("report", str(tmp_path / "nothing-here"))
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_the_report_folds_long_runs_of_allowed_steps() -> None:
+    from pagewarden.trace._report import render_session_report
+
+    def line(index: int, decision: str) -> dict:
+        step = {
+            "action": {"kind": "click", "selector": f"#b{index}"},
+            "observation": {"url": "http://a.test/"},
+        }
+        return {"session": "s", "index": index, "step": step, "verdict": {"decision": decision, "score": 0.9}}
+
+    page = render_session_report([*(line(i, "allow") for i in range(1, 7)), line(7, "block")], title="t")
+    assert "6 allowed steps" in page and page.count("class='r-block'") == 1

@@ -154,16 +154,35 @@ async def _act(page: Any, step: AgentStep, memory: dict[str, str]) -> None:
 
 
 async def _episode(
-    browser: Any, site: WaspSite, task: WaspTask, config: str, role: str, make_guard: GuardFactory | None
+    browser: Any,
+    site: WaspSite,
+    task: WaspTask,
+    config: str,
+    role: str,
+    make_guard: GuardFactory | None,
+    network: bool = False,
 ) -> Episode:
-    from pagewarden.guard import GuardError
+    from pagewarden.guard import Guard, GuardError
 
     site.use(task)
     episode = Episode(task.id, task.template, task.attacker.name, task.user_goal_index, role, config)
     started = time.perf_counter()
-    context = await browser.new_context()
-    context.set_default_timeout(15_000)
     guard = make_guard(task) if make_guard is not None else None
+    proxy = None
+    options: dict[str, Any] = {}
+    if network:
+        from pagewarden.proxy._tokens import accept_language
+
+        # without a guard on the page, a guard still owns the proxy session (its policies),
+        # and nothing grants navigations: grants are off
+        owner = guard if guard is not None else Guard(goal=task.user_goal)
+        proxy = await _start_proxy(owner, site, grants=guard is not None)
+        options = {
+            "proxy": {"server": proxy.url},
+            "extra_http_headers": {"Accept-Language": accept_language(owner.network.token)},
+        }
+    context = await browser.new_context(**options)
+    context.set_default_timeout(15_000)
     try:
         raw = await context.new_page()
         page = guard.wrap(raw) if guard is not None else raw
@@ -229,6 +248,8 @@ async def _episode(
         await context.close()
         if guard is not None:
             guard.close()
+        if proxy is not None:
+            proxy.stop()
     episode.attack_succeeded = site.attack_succeeded()
     episode.completed = site.user_task_done()
     episode.seconds = round(time.perf_counter() - started, 3)
@@ -277,30 +298,30 @@ class Configuration:
     network: bool = False
 
 
-async def _network_browser(playwright: Any, site: WaspSite, headless: bool) -> tuple[Any, Any]:
-    """A proxy (the embedded default's policies, only gitlab.test allowed) and a Chromium
-    behind it."""
-    from pagewarden._browser import chromium_launch_options
-    from pagewarden.guard import Guard
-    from pagewarden.proxy._session import chromium_proxy_args, session_proxy, verify_enforcing
+#: where the network configuration's browser sends traffic unless a context names its proxy
+_PER_CONTEXT = "http://per-context.invalid:9"
+
+
+async def _start_proxy(guard: Any, site: WaspSite, *, grants: bool) -> Any:
+    """The network layer for one episode's guard (`session_proxy`: its policies, its session
+    token, navigation grants), only the task's site allowed; started and checked."""
+    import asyncio
+
+    from pagewarden.proxy._session import session_proxy, verify_enforcing
 
     proxy = session_proxy(
-        Guard(),
+        guard,
         host_map=site.host_map(),
         options={"pagewarden_strict": True, "pagewarden_allow_hosts": ["gitlab.test"]},
+        grants=grants,
     )
     await proxy.start_async()
     try:
-        import asyncio
-
         await asyncio.to_thread(verify_enforcing, proxy)
-        browser = await playwright.chromium.launch(
-            **chromium_launch_options(headless=headless, extra_args=chromium_proxy_args(proxy))
-        )
     except BaseException:
         proxy.stop()
         raise
-    return proxy, browser
+    return proxy
 
 
 async def run_wasp(
@@ -328,19 +349,25 @@ async def run_wasp(
             )
             try:
                 for config, spec in specs.items():
-                    proxy, browser = (None, direct)
+                    browser = direct
                     if spec.network:
-                        proxy, browser = await _network_browser(playwright, site, headless)
+                        args = ("--proxy-bypass-list=<-loopback>", "--disable-quic")
+                        browser = await playwright.chromium.launch(
+                            **chromium_launch_options(headless=headless, extra_args=args),
+                            proxy={"server": _PER_CONTEXT},
+                        )
                     try:
                         for task in tasks:
                             for role in ("follower", "benign"):
-                                episodes.append(await _episode(browser, site, task, config, role, spec.guard))
+                                episode = await _episode(
+                                    browser, site, task, config, role, spec.guard, spec.network
+                                )
+                                episodes.append(episode)
                                 if progress is not None:
                                     progress(len(episodes), total)
                     finally:
-                        if proxy is not None:
+                        if browser is not direct:
                             await browser.close()
-                            proxy.stop()
             finally:
                 await direct.close()
     results = [_metrics(name, [e for e in episodes if e.config == name]) for name in specs]
