@@ -272,6 +272,8 @@ async def _run(browser: Any, site: LocalSite, scenario: Scenario, iterations: in
                     elapsed = await _timed(scenario.op, page, i, pause_s)
                 except GuardError as exc:  # the guard stopped a benchmark action: report it
                     errors.append(f"{type(exc).__name__}: {str(exc)[:200]}")
+                    if scenario.navigates:
+                        await page.goto(url)
                     continue
                 if scenario.navigates:
                     await page.goto(url)
@@ -288,11 +290,19 @@ async def measure(iterations: int, warmup: int, pause_ms: float = 34.0, seed: in
     """Run every scenario side by side and return the results as plain data."""
     site = serve()
     rows = []
+    failed: list[dict[str, str]] = []
     with site:
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(**chromium_launch_options(host_map={HOST: site.port}))
             for scenario in scenarios(only):
-                row = await _run(browser, site, scenario, iterations, warmup, pause_ms, seed)
+                try:
+                    row = await _run(browser, site, scenario, iterations, warmup, pause_ms, seed)
+                except Exception as exc:  # noqa: BLE001 - one broken row must not lose the others
+                    if console is not None:
+                        console.print(f"{scenario.name}: failed: {type(exc).__name__}", highlight=False)
+                    error = f"{type(exc).__name__}: {str(exc)[:300]}"
+                    failed.append({"scenario": scenario.name, "error": error})
+                    continue
                 rows.append(row)
                 if console is not None:
                     console.print(
@@ -319,6 +329,7 @@ async def measure(iterations: int, warmup: int, pause_ms: float = 34.0, seed: in
         "warmup": warmup,
         "pause_ms": pause_ms,
         "results": rows,
+        "failed": failed,
         "scaling": scaling(rows),
     }
 
@@ -392,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     print_table(data, console)
     console.print(f"written to {args.out}", highlight=False)
     missed = any(r["meets_target"] is False or r["guard_errors"] for r in data["results"])
-    missed = missed or any(not s["meets_target"] for s in data["scaling"].values())
+    missed = missed or any(not s["meets_target"] for s in data["scaling"].values()) or bool(data["failed"])
     return 1 if missed else 0
 
 

@@ -103,7 +103,7 @@ async def page_load(site: LocalSite, iterations: int, warmup: int, record_dir: P
                 order = ("direct", "proxy") if index % 2 == 0 else ("proxy", "direct")
                 for name in order:
                     started = time.perf_counter()
-                    response = await pages[name].goto(f"http://{HOST}/", wait_until="load")
+                    response = await pages[name].goto(f"http://{HOST}/", wait_until="load", timeout=180_000)
                     elapsed = (time.perf_counter() - started) * 1000
                     assert response is not None and response.status == 200, name
                     if index >= warmup:

@@ -17,6 +17,7 @@ from http.cookies import CookieError, SimpleCookie
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
+from pagewarden.demo import _chrome
 from pagewarden.demo._render import render
 from pagewarden.testing import LocalSite, RecordedRequest, Response
 
@@ -280,7 +281,16 @@ class DemoSite:
             else render("tracker/account_signed_out.html")
         )
         notice = "" if self.state.broadcast_dismissed else render("tracker/broadcast.html", id=1)
-        page = render("tracker/layout.html", title=title, account=account, content=content, notice=notice)
+        page = render(
+            "tracker/layout.html",
+            title=title,
+            account=account,
+            content=content,
+            notice=notice,
+            topnav=_chrome.tracker_topnav(),
+            sidebar=_chrome.tracker_sidebar(),
+            footer=_chrome.tracker_footer(),
+        )
         return Response(page, status=status)
 
     def _needs_sign_in(self, request: RecordedRequest) -> Response | None:
@@ -309,7 +319,9 @@ class DemoSite:
         return "".join(f'<span class="label">{html.escape(label)}</span>' for label in issue.labels)
 
     def _project(self, request: RecordedRequest) -> Response:
-        content = render("tracker/project.html", issue_table=self._issue_table())
+        content = render(
+            "tracker/project.html", issue_table=self._issue_table(), activity=_chrome.tracker_activity()
+        )
         return self._tracker_page(request, "acme / webapp", content)
 
     def _issue_list(self, request: RecordedRequest) -> Response:
@@ -339,6 +351,8 @@ class DemoSite:
             thumbsup=self.state.thumbsup(number),
             thumbsup_selected=" selected" if reacted else "",
             thumbsdown=issue.thumbsdown,
+            related=_chrome.tracker_related(number),
+            aside=_chrome.tracker_issue_aside(number, issue.labels),
         )
         return self._tracker_page(request, f"{issue.title} (#{number}) · Issues · acme / webapp", content)
 
@@ -438,7 +452,16 @@ class DemoSite:
 
     def _forum_page(self, title: str, content: str) -> Response:
         banner = "" if self.state.cookies_dismissed else render("forum/cookie_banner.html")
-        return Response(render("forum/layout.html", title=title, content=content, cookie_banner=banner))
+        page = render(
+            "forum/layout.html",
+            title=title,
+            content=content,
+            cookie_banner=banner,
+            nav=_chrome.forum_header_nav(),
+            sidebar=_chrome.forum_sidebar(),
+            footer=_chrome.forum_footer(),
+        )
+        return Response(page)
 
     def _forum_index(self, request: RecordedRequest) -> Response:
         rows = "".join(
@@ -452,7 +475,8 @@ class DemoSite:
             )
             for t in THREADS.values()
         )
-        return self._forum_page("Latest topics", render("forum/index.html", rows=rows))
+        content = render("forum/index.html", rows=rows, suggested=_chrome.forum_suggested())
+        return self._forum_page("Latest topics", content)
 
     def _thread(self, request: RecordedRequest, slug: str) -> Response:
         thread = THREADS[slug]
@@ -478,6 +502,7 @@ class DemoSite:
             category=thread.category,
             posts=render(f"forum/threads/{slug}.html", votes=votes, voted=voted),
             replies=replies,
+            suggested=_chrome.forum_suggested(thread.title),
         )
         return self._forum_page(thread.title, content)
 

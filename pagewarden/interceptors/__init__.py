@@ -39,4 +39,9 @@ def wrap_page(guard: Any, page: Any) -> Any:
     wrapped = state.wrap(page)
     if not isinstance(wrapped, Guarded):
         raise TypeError(f"cannot guard a {type(page).__name__}")
+    if type(page).__name__ == "Page":
+        # The facts reader is registered now, before Playwright sets up the utility world of
+        # documents the agent opens next (a document whose utility world already exists is
+        # read by the main-world reader instead).
+        state.register_reader_early(page)
     return wrapped

@@ -220,6 +220,17 @@ def _observe(
     activate = activation_options(name, spec, action, kwargs)
     # Every activation the guard judges pins the origins it judged until it has run.
     pin = activate is not None and shared.guard.mode == "enforce"
+    pending = shared.pending_registration(page) if page is not None else None
+    if pending is not None:
+        # registered at wrap time: the first action waits for it to have gone through
+        ok = yield Call(lambda: pending)
+        shared.set_reader_engine(page, bool(ok))
+        if not ok:
+            notes.append("facts reader engine not registered")
+            try:
+                yield Call(page.context.add_init_script, (install_script(lib),))
+            except Exception as exc:  # noqa: BLE001 - the inline reader still works without it
+                notes.append(f"facts reader not installed: {type(exc).__name__}")
     if page is not None and shared.needs_reader(page):
         # Once per context: the reader as a selector engine in Playwright's utility world
         # (every frame, documents already loaded too, out of the page's reach) …
@@ -324,6 +335,12 @@ def _observe(
             # was registered: the main-world reader reads it (patchable; no pinning there).
             shared.mark_engine_missing(page)
             notes.append("facts read in the page's own world: the document predates the guard's reader")
+            if page is not None:
+                # installed once in this document (one round trip now, none re-sending it later)
+                try:
+                    yield Call(page.evaluate, (install_script(lib).rstrip().rstrip(";"),))
+                except Exception as exc:  # noqa: BLE001 - the inline reader still works
+                    notes.append(f"facts reader not installed: {type(exc).__name__}")
             target, drop, count, sources = yield from read(None)
     except FactsUnavailable as exc:
         notes.append(f"facts-unavailable: {exc}")

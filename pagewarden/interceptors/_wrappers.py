@@ -10,6 +10,7 @@ stand-ins report the wrapped object's class, so `isinstance(page, Page)` and Pla
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import secrets
@@ -53,6 +54,7 @@ class SharedState:
         self._readers: weakref.WeakSet[Any] = weakref.WeakSet()
         self._engines: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
         self._missing: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self._pending: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         self._cache: weakref.WeakKeyDictionary[Any, Guarded] = weakref.WeakKeyDictionary()
         self._handlers: dict[Any, Callable[..., Any]] = {}
         self._mouse: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
@@ -81,6 +83,40 @@ class SharedState:
             return False
         self._readers.add(context)
         return True
+
+    def register_reader_early(self, page: Any) -> None:
+        """Register the facts reader's engine in `page`'s context at wrap time: at once under
+        the sync API, as a task under the async API (the first guarded action awaits it)."""
+        from pagewarden.observe._gather import register_reader
+
+        try:
+            context = page.context
+        except Exception:  # noqa: BLE001 - a closed page: the first action will say so
+            return
+        if context in self._readers:
+            return
+        call = register_reader(context, self.facts_reader, self.mode)
+        if self.mode == "sync":
+            self._readers.add(context)
+            try:
+                call()
+                self._engines[context] = True
+            except Exception:  # noqa: BLE001 - the first action installs the main-world reader
+                self._readers.discard(context)
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._readers.add(context)
+        self._pending[context] = loop.create_task(_registered(call()))
+
+    def pending_registration(self, page: Any) -> Any:
+        """The registration task of `page`'s context still to be awaited (None when none)."""
+        try:
+            return self._pending.pop(page.context, None)
+        except Exception:  # noqa: BLE001 - a closed page
+            return None
 
     def reader_engine(self, page: Any) -> str | None:
         """The selector-engine name of the facts reader for `page`'s current document, None
@@ -184,6 +220,15 @@ class SharedState:
         with contextlib.suppress(TypeError):  # unhashable: no memo, remove_listener cannot match it
             self._handlers[handler] = wrapped
         return wrapped
+
+
+async def _registered(request: Any) -> bool:
+    """Await a registration; True when it went through (never raises: a task nobody awaits)."""
+    try:
+        await request
+    except Exception:  # noqa: BLE001 - reported as False; the main-world reader stands in
+        return False
+    return True
 
 
 def _is_event_manager(obj: Any) -> bool:

@@ -31,7 +31,34 @@ class HostMap:
                 return target if isinstance(target, tuple) else ("127.0.0.1", int(target))
         return None
 
+    def request(self, flow) -> None:
+        # Last in the chain: the other addons judged the real URL. The request goes to the
+        # mapped address (so mitmproxy reuses its upstream connections), keeping its Host
+        # header; the URL is restored before the response is seen or recorded.
+        if flow.response is not None or flow.request.scheme != "http":
+            return
+        target = self.resolve(flow.request.host)
+        if target is not None:
+            flow.metadata["pagewarden_mapped"] = (flow.request.host, flow.request.port)
+            host_header = flow.request.host_header
+            flow.request.host, flow.request.port = target
+            flow.request.host_header = host_header
+
+    def _restore(self, flow) -> None:
+        original = flow.metadata.pop("pagewarden_mapped", None)
+        if original is not None:
+            host_header = flow.request.host_header
+            flow.request.host, flow.request.port = original
+            flow.request.host_header = host_header
+
+    def responseheaders(self, flow) -> None:
+        self._restore(flow)
+
+    def error(self, flow) -> None:
+        self._restore(flow)
+
     def server_connect(self, data) -> None:
+        # HTTPS (CONNECT) and websockets: redirect the connection itself
         if data.server.error or not data.server.address:
             return
         host = str(data.server.address[0])

@@ -39,10 +39,10 @@ def session_proxy(
     The session (`NetworkSession`, also set as ``guard.network`` so that the guard's pipeline
     grants navigations and hears of refusals) has a token; the browser context must send it
     (`accept_language`), and requests without it — the browser's own traffic — are refused.
-    Addon chain: `SessionTokens`, `HostMap`, `EgressPolicy`, `NavigationGrants` (unless
+    Addon chain: `SessionTokens`, `EgressPolicy`, `NavigationGrants` (unless
     ``grants=False``), `ExfiltrationFilter`, `Replay` (option ``pagewarden_replay``),
     `Recorder` (option ``pagewarden_record``; ``guard.recording``'s flows file when the guard
-    records a session), then `addons`. Refusals are ``network`` events of
+    records a session), then `addons`, and `HostMap` last. Refusals are ``network`` events of
     the guard (redacted by it)."""
     session = NetworkSession(guard)
     guard.network = session
@@ -59,8 +59,6 @@ def session_proxy(
         return owner.guard if owner is not None else None
 
     chain: list[Any] = [SessionTokens(known=sessions.__contains__, report=route)]
-    if host_map:
-        chain.append(HostMap(host_map))
     chain.append(EgressPolicy(guard.policies, on_refusal=route))
     if grants:
         chain.append(NavigationGrants(sessions))
@@ -74,6 +72,8 @@ def session_proxy(
         return owner.current_step if owner is not None else None
 
     chain += [Replay(), Recorder(redact=guard.secrets.redact, step_of=step_of), *addons]
+    if host_map:  # last: the others judge the real URL
+        chain.append(HostMap(host_map))
     values = dict(options or {})
     recording = getattr(guard, "recording", None)
     if recording is not None:  # Guard(record=DIR): the flows go into the session directory
@@ -101,13 +101,14 @@ def standalone_proxy(
         if refusal.host != PROBE_HOST and on_refusal is not None:
             on_refusal(refusal)
 
-    chain: list[Any] = [HostMap(host_map)] if host_map else []
-    chain += [
+    chain: list[Any] = [
         EgressPolicy(guard.policies, on_refusal=report),
         ExfiltrationFilter(lambda flow: guard, lambda flow, refusal: report(refusal)),
         Replay(),
         Recorder(redact=guard.secrets.redact),
     ]
+    if host_map:  # last: the others judge the real URL
+        chain.append(HostMap(host_map))
     values = dict(options or {})
     values["pagewarden_deny_hosts"] = [*values.get("pagewarden_deny_hosts", ()), PROBE_HOST]
     return ProxyServer(chain, host=host, port=port, options=values)

@@ -83,7 +83,7 @@ def start_proxy(netsite: LocalSite) -> Iterator[Callable[..., ProxyServer]]:
 
     def start(policy_set: PolicySet | None = None, *addons: Any, **options: Any) -> ProxyServer:
         server = ProxyServer(
-            [HostMap({"*.test": netsite.port}), EgressPolicy(policy_set), *addons], options=options
+            [EgressPolicy(policy_set), *addons, HostMap({"*.test": netsite.port})], options=options
         ).start()
         started.append(server)
         return server
