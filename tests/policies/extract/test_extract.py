@@ -118,7 +118,9 @@ def test_extracted_rules_stop_what_the_handbook_forbids(handbooks: tuple[Path, P
     from pagewarden.guard import Guard
 
     g = Guard(out, baseline=False)
-    here = "https://tracker.acme.test/issues/1"
+    # forum.acme.test is on both documents' lists of approved sites; tracker.acme.test only on the
+    # handbook's, and every allow-list must hold, so a page there is outside the allowed domains.
+    here = "https://forum.acme.test/t/1"
 
     def decide(kind: str, **kw) -> Decision:
         return act(g, kind, url=here, **kw).decision
@@ -133,6 +135,9 @@ def test_extracted_rules_stop_what_the_handbook_forbids(handbooks: tuple[Path, P
     # what the handbook allows still runs
     assert decide("goto", value="https://docs.acme.test/guide") is Decision.ALLOW
     assert decide("fill", target=field("Comment"), value="We are on it") is Decision.ALLOW
+    outside = act(g, "fill", url="https://tracker.acme.test/issues/1", target=field("Comment"), value="x")
+    assert outside.decision in (Decision.ASK, Decision.BLOCK)
+    assert "go_back" in " ".join(f.guidance or "" for f in outside.findings)
 
 
 def test_merge_into_existing_file_keeps_versions(handbooks: tuple[Path, Path], tmp_path: Path) -> None:
