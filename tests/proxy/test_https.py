@@ -36,7 +36,8 @@ async def test_https_via_the_pinned_ca_and_verified_upstream(
         response = await page.goto("https://secure.test/page")
         assert response is not None and response.status == 200
         assert await page.title() == "Secure"
-        assert good.paths == ["/page"]
+        # Chromium may ask for /favicon.ico after the load, depending on timing
+        assert [p for p in good.paths if p != "/favicon.ico"] == ["/page"]
         # the certificate Chromium saw is the proxy's, trusted by pin (not by ignoring errors)
         security = await response.security_details()
         assert security is not None and security.get("issuer", "").startswith("mitmproxy")
