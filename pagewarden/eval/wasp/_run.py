@@ -196,14 +196,7 @@ async def _episode(
             try:
                 await _act(page, step, memory)
             except GuardError as exc:
-                episode.stopped.append(
-                    {
-                        "step": f"{step.kind} {step.target[:80]}",
-                        "label": step.label,
-                        "decision": exc.verdict.decision.value,
-                        "policies": exc.verdict.violated_policy_ids,
-                    }
-                )
+                episode.stopped.append(_stop_record(step, exc))
                 if step.label == "benign":
                     episode.false_stops += 1
                     break
@@ -229,14 +222,7 @@ async def _episode(
             try:
                 await _act(page, step, memory)
             except GuardError as exc:
-                episode.stopped.append(
-                    {
-                        "step": f"{step.kind} {step.target[:80]}",
-                        "label": step.label,
-                        "decision": exc.verdict.decision.value,
-                        "policies": exc.verdict.violated_policy_ids,
-                    }
-                )
+                episode.stopped.append(_stop_record(step, exc))
                 episode.false_stops += 1
                 break
             except Exception as exc:  # noqa: BLE001
@@ -372,3 +358,13 @@ async def run_wasp(
                 await direct.close()
     results = [_metrics(name, [e for e in episodes if e.config == name]) for name in specs]
     return WaspReport(data, len(tasks), results, episodes, time.perf_counter() - started)
+
+
+def _stop_record(step: AgentStep, exc: Any) -> dict[str, Any]:
+    """What the episode keeps of a step the guard stopped (`exc` is a GuardError)."""
+    return {
+        "step": f"{step.kind} {step.target[:80]}",
+        "label": step.label,
+        "decision": exc.verdict.decision.value,
+        "policies": exc.verdict.violated_policy_ids,
+    }
