@@ -7,6 +7,7 @@ screenshot, run the action) and gets the result back. `drive_async` awaits the c
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import time
 from collections.abc import Generator
@@ -410,6 +411,65 @@ def _destination_changed(step: Step, verdict: Verdict, stop: dict[str, Any]) -> 
     )
 
 
+class DocumentWatch:
+    """Whether the page's main frame committed a new document while an action ran.
+
+    Playwright's frame `navigated` event says so (`newDocument`); a click that navigated returns
+    after that event, so when it came, the judged document (and any navigation its reader
+    stopped) is gone and nothing needs asking. When the event cannot be watched (a Playwright
+    without it), `replaced` stays False and the guard asks, as before."""
+
+    def __init__(self, page: Any) -> None:
+        self.replaced = False
+        self._emitter: Any = None
+        try:
+            frame = page.main_frame
+            emitter = getattr(frame, "_impl_obj", frame)._event_emitter
+            emitter.on("navigated", self._on_navigated)
+            self._emitter = emitter
+        except Exception:  # noqa: BLE001 - not watchable: the report is read instead
+            self._emitter = None
+
+    def _on_navigated(self, event: Any) -> None:
+        if isinstance(event, dict) and event.get("newDocument") is not None and not event.get("error"):
+            self.replaced = True
+
+    def close(self) -> None:
+        """Stop watching (idempotent)."""
+        if self._emitter is not None:
+            with contextlib.suppress(Exception):  # already removed
+                self._emitter.remove_listener("navigated", self._on_navigated)
+            self._emitter = None
+
+
+def _report_unavailable(step: Step, verdict: Verdict, reason: str) -> Verdict:
+    """The verdict when the judged page did not say whether it stopped a navigation (it did
+    not answer in time): blocked, so the agent does not take the step as done."""
+    message = (
+        "the action ran, but the guard could not confirm that the page kept the judged "
+        f"destination: {reason}"
+    )
+    finding = Finding(
+        policy_id="PW-GUARD",
+        rule="destination_pinning",
+        message=message,
+        risk_level="high",
+        score=0.9,
+        guidance="Check where the page is now before going on; if it is not where the link said, "
+        "go back or tell the user.",
+        evidence={"expected": step.observation.target.href if step.observation.target else None},
+    )
+    return replace(
+        verdict,
+        decision=Decision.BLOCK,
+        score=max(verdict.score, 0.9),
+        findings=(finding, *verdict.findings),
+        explanation=f"[PW-GUARD/destination_pinning] {message}",
+        guidance=finding.guidance,
+        approved_by=None,
+    )
+
+
 def _fail_closed(step: Step, message: str, guard_mode: str) -> Verdict:
     finding = Finding(
         policy_id="PW-GUARD",
@@ -536,21 +596,31 @@ def guarded_action(
         and (observation.target.href is not None or observation.target.is_submit)
         and page is not None
     )
+    watch = DocumentWatch(page) if pinned else None
     try:
         if action.kind == "request" and owner._pw_type == "APIRequestContext":
             result = yield from follow_redirects(shared, owner, name, method, call_args, call_kwargs, step)
         else:
             result = yield Call(method, call_args, call_kwargs)
-        if pinned:
+        if watch is not None:
+            watch.close()
+        if pinned and not (watch is not None and watch.replaced):
+            # The judged document is still there: ask it whether it stopped a navigation. (When
+            # a new document replaced it, the navigation went through and nothing is asked.)
             try:
                 stopped = yield from stopped_navigations(
                     page, shared.facts_reader, shared.reader_engine(page)
                 )
+            except FactsUnavailable as exc:
+                verdict = _report_unavailable(step, verdict, str(exc))
+                stopped = []
             except Exception:  # noqa: BLE001 - the page navigated away: nothing was stopped
                 stopped = []
             if stopped:
                 verdict = _destination_changed(step, verdict, stopped[0])
     finally:
+        if watch is not None:
+            watch.close()
         done = {**verdict.timings_ms, "execute": round((time.perf_counter() - executed) * 1000, 3)}
         guard.commit(step, replace(verdict, timings_ms=done), ran=True, screenshot=screenshot)
     if verdict.decision is Decision.BLOCK and verdict.enforced and verdict.approved_by is None:

@@ -144,9 +144,26 @@ class EngineMissing(Exception):
 
 _MISSING = ("reading 'queryAll'", "reading 'query'", "Unknown engine")
 
+DOCUMENT_READ_TIMEOUT_MS = 5000.0
+"""How long a read of the document itself (a point, the focused element, the page's text, the
+report of stopped navigations) may wait. The document is always there, so the read answers at
+once unless the frame is between documents or the page's main thread is stuck; past this bound
+the read fails closed (`FactsUnavailable`) instead of waiting for Playwright's 30 s default."""
 
-def _read(scope: Any, engine: str, entry: str, opts: dict[str, Any], timeout: float | None = None) -> Gather:
-    """One round trip: `entry` of the reader in the utility world of `scope`'s frame."""
+
+def _is_timeout(exc: BaseException) -> bool:
+    return any(klass.__name__ == "TimeoutError" for klass in type(exc).__mro__)
+
+
+def _read(scope: Any, engine: str, entry: str, opts: dict[str, Any], timeout: float | None = None,
+          *, document: bool = False) -> Gather:  # fmt: skip
+    """One round trip: `entry` of the reader in the utility world of `scope`'s frame.
+
+    A `document` read (rooted at the document, not at an element the action waits for) is
+    bounded by `DOCUMENT_READ_TIMEOUT_MS` and raises `FactsUnavailable` when the page does not
+    answer in time."""
+    if document:
+        timeout = DOCUMENT_READ_TIMEOUT_MS if timeout is None else min(timeout, DOCUMENT_READ_TIMEOUT_MS)
     kwargs = {} if timeout is None else {"timeout": timeout}
     selector = _engine_selector(engine, entry, {**opts, "lib": engine})
     try:
@@ -154,6 +171,11 @@ def _read(scope: Any, engine: str, entry: str, opts: dict[str, Any], timeout: fl
     except Exception as exc:
         if any(marker in str(exc) for marker in _MISSING):
             raise EngineMissing(str(exc)) from None
+        if document and _is_timeout(exc):
+            raise FactsUnavailable(
+                f"the page did not answer the facts reader within {timeout / 1000:g} s "
+                "(between documents, or its main thread is busy)"
+            ) from None
         raise
     return _parse(text)
 
@@ -334,7 +356,7 @@ def facts_at_point(
         "activate": activate, "pointer": pointer, "pin": pin,
     }  # fmt: skip
     if engine:
-        result = _check((yield from _read(page_or_frame, engine, "point", opts)))
+        result = _check((yield from _read(page_or_frame, engine, "point", opts, document=True)))
     else:
         result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)))
     return _facts(result.get("facts"), f"point({x:g},{y:g})"), _sources(result.get("sources", ()))
@@ -358,7 +380,7 @@ def facts_of_focused(
         "activate": activate, "pin": pin,
     }  # fmt: skip
     if engine:
-        result = _check((yield from _read(page_or_frame, engine, "focused", opts)))
+        result = _check((yield from _read(page_or_frame, engine, "focused", opts, document=True)))
     else:
         result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)))
     return _facts(result.get("facts"), ":focus"), _sources(result.get("sources", ()))
@@ -379,7 +401,7 @@ def value_sources(
     """
     opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "path": path}
     if engine:
-        result = yield from _read(page_or_frame, engine, "sources", opts)
+        result = yield from _read(page_or_frame, engine, "sources", opts, document=True)
     else:
         result = yield from _run(page_or_frame.evaluate, "sources", (), opts)
     if isinstance(result, dict) and "__error" in result:
@@ -394,7 +416,7 @@ def stopped_navigations(page_or_frame: Any, lib: str, engine: str | None = None)
     the page has navigated away (then nothing was stopped either).
     """
     if engine:
-        result = yield from _read(page_or_frame, engine, "report", {})
+        result = yield from _read(page_or_frame, engine, "report", {}, document=True)
     else:
         result = yield Call(page_or_frame.evaluate, (_installed_js("report"), {"lib": lib}))
     return [item for item in result if isinstance(item, dict)] if isinstance(result, list) else []
