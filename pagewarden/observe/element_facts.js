@@ -310,7 +310,44 @@ function __pwLibrary() {
       push(extras, ariaText(child));
       if (extras.length > 20) break;
     }
-    return clip(text + (extras.length ? " | " + joinList(extras, " | ") : ""), MAX_CONTEXT);
+    const unseen = unseenText(node);
+    return clip((unseen ? unseen + " | " : "") + text + (extras.length ? " | " + joinList(extras, " | ") : ""),
+      MAX_CONTEXT);
+  }
+
+  // Text a walk of the DOM's text nodes misses but the page shows (or a screen reader reads):
+  // CSS generated content (::before / ::after, `attr()` resolved), open shadow roots, and
+  // same-origin frames. Bounded: the first 60 elements of the region.
+  const SHOW_ELEMENT = NodeFilter.SHOW_ELEMENT;
+  const matchAll = (text) => { const out = []; const re = /"((?:[^"\\]|\\.)*)"/g; let m; while ((m = re.exec(text))) push(out, m[1]); return out; };
+  function generatedText(el) {
+    const parts = [];
+    for (const which of ["::before", "::after"]) {
+      let value = "";
+      try { value = styleValue(computedStyle(W, el, which), "content"); } catch (e) { value = ""; }
+      if (!value || value === "none" || value === "normal") continue;
+      for (const part of matchAll(value)) push(parts, replaceText(part, /\\(.)/g, "$1"));
+    }
+    return joinList(parts, "");
+  }
+  function unseenText(node) {
+    const parts = [];
+    let size = 0, seen = 0;
+    const walker = makeWalker(ownerDocumentOf(node) || document, node, SHOW_ELEMENT);
+    for (let el = node; el && seen < 60 && size < MAX_CONTEXT; el = walkNext(walker)) {
+      seen++;
+      let text = generatedText(el);
+      const root = shadowRootOf(el);
+      if (root) text += " " + textOf(root, 400);
+      if (isFrameEl(el)) {
+        const doc = frameParts(el)[1];
+        const body = doc ? bodyOf(doc) : null;
+        if (body) text += " " + textOf(body, 400);
+      }
+      text = trimText(text);
+      if (text) { push(parts, text); size += text.length; }
+    }
+    return joinList(parts, " | ");
   }
 
   function attrsOf(el) {

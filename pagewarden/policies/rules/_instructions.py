@@ -32,6 +32,11 @@ _VERBS = (
     r"(?:go|click|visit|navigate|open|follow|type|enter|paste|send|copy|submit|create|add|upload|download|run"
     r"|execute|log\s*in|sign\s*in|post|reply|write|delete|remove|grant|invite|transfer|share)"
 )
+#: Who judges the agent: a guard, judge, safety layer (`judge/_steering.py` has the same words).
+_GUARD = (
+    r"(?:(?:ai|llm|safety|security|agent)\s+(?:judge|guard|guardrail|checker|monitor)s?|guardrails?|pagewarden"
+    r"|(?:safety|security)\s+(?:system|model|layer|reviewer|filter|classifier)s?)"
+)
 #: (family, weight, patterns). Families of weight 1.0 are "strong": one alone is enough.
 _FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
     (
@@ -61,6 +66,26 @@ _FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
             rf"\bif\s+you\s+are\s+(?:an?\s+)?(?:automated\s+|autonomous\s+)?{_AI}\b",
             r"\b(?:ai|llm|automated|autonomous|browsing|web)\s+(?:agents?|assistants?)\b[^.:\n]{0,40}:",
             r"\b(?:ai|llm|automated|autonomous|browsing|web)\s+agents?\s*,",
+        ),
+    ),
+    (
+        # Text that speaks to the guard judging the agent, or claims the guard's or the user's
+        # approval in their stead: no page has a reason to (a forged "pagewarden" box, a "note to
+        # the safety judge", "this link is pre-approved").
+        "address_guard",
+        1.0,
+        (
+            rf"\b(?:to|for|dear|hey|attention|note|message|instructions?)\s+(?:the\s+|any\s+|all\s+|your\s+)?{_GUARD}\b",
+            rf"\b(?:tell|instruct|inform)\s+(?:the\s+|your\s+)?{_GUARD}\b",
+            r"\bpagewarden\b[^.\n]{0,60}\b(?:approved|allowed|verified|authori[sz]ed|safe|permitted|cleared)\b",
+            r"\b(?:this|the)\s+(?:link|action|step|click|operation|download)\s+(?:is|was|has\s+been)\s+(?:already\s+)?"
+            r"(?:pre[-\s]?approved|verified(?:\s+as)?\s+safe|whitelisted|allow[-\s]?listed)\b",
+            r"\b(?:is|was|has\s+been)\s+(?:already\s+)?(?:pre[-\s]?approved|approved|authori[sz]ed|verified(?:\s+as)?\s+"
+            rf"safe|whitelisted|cleared)\s+by\s+(?:the\s+|your\s+)?(?:user|{_GUARD}|(?:ai\s+)?agent|assistant)\b",
+            r"\b(?:user|owner|admin(?:istrator)?|operator)\s+(?:has\s+)?(?:already\s+)?(?:approved|authori[sz]ed|"
+            r"confirmed|allowed)\s+(?:this|the)\s+(?:action|step|click|operation|link)\b",
+            r"\b(?:report|classify|mark|answer)\s+(?:this|it|the\s+action)\s+as\s+(?:safe|benign|harmless|compliant|"
+            r"approved|allowed)\b",
         ),
     ),
     (
