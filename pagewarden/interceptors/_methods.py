@@ -148,6 +148,8 @@ ACTIONS: dict[str, dict[str, ActionSpec]] = {
         "insert_text": ActionSpec("type", target="focused", value=(0, "text")),
     },
     "Mouse": {
+        # a move is a hover at a point: the page's hover handlers run (and may navigate)
+        "move": ActionSpec("hover", target="point"),
         "click": ActionSpec("click", target="point"),
         "dblclick": ActionSpec("dblclick", target="point"),
         "down": ActionSpec("click", target="mouse"),
@@ -249,7 +251,7 @@ READ_ONLY: dict[str, frozenset[str]] = {
     ),
     "JSHandle": _COMMON_READ | _names("as_element dispose get_properties get_property json_value"),
     "Keyboard": _COMMON_READ | _names("up"),
-    "Mouse": _COMMON_READ | _names("move up wheel"),
+    "Mouse": _COMMON_READ | _names("up wheel"),
     "Touchscreen": _COMMON_READ,
     "BrowserContext": _COMMON_READ
     | _names(

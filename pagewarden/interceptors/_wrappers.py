@@ -326,6 +326,9 @@ class Guarded:
         owner = self
 
         def call(*args: Any, reasoning: str | None = None, **kwargs: Any) -> Any:
+            if owner._pw_type == "Mouse" and name == "move" and len(args) >= 2:
+                # where mouse.down() acts next (the page's own record of the pointer wins)
+                shared.set_mouse_position(owner._page_for_child(), args[0], args[1])
             pipeline = guarded_action(shared, owner, name, spec, method, args, kwargs, reasoning)
             return shared.drive(pipeline)
 

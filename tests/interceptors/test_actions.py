@@ -44,7 +44,7 @@ async def _mouse_dblclick(p: Any) -> None:
 
 
 async def _mouse_down_up(p: Any) -> None:
-    await p.mouse.move(*await _center(p, "#danger"))
+    await p.unwrap().mouse.move(*await _center(p, "#danger"))  # a guarded move is a hover: see below
     await p.mouse.down()
     await p.mouse.up()
 
@@ -264,3 +264,15 @@ async def test_allowed_action_runs_without_asking(page: Page, name: str, act: An
     await act(guarded)
     assert event in await _events(guarded)
     assert guard.session.history[-1].kind in ("click", "fill")
+
+
+async def test_mouse_move_is_judged_as_a_hover(page: Page) -> None:
+    """A move is a hover at a point (the page's hover handlers run): judged like `hover`."""
+    guard = Guard(DANGER)
+    guarded = guard.wrap(page)
+    await guarded.goto("http://app.test/actions.html")
+    with pytest.raises(ApprovalRequired):
+        await guarded.mouse.move(*await _center(guarded, "#danger"))
+    assert guard.session.previous is not None and guard.session.previous.action.kind == "hover"
+    await guarded.mouse.move(*await _center(guarded, "#safe"))  # a move elsewhere runs
+    assert guard.session.history[-1].kind == "hover"

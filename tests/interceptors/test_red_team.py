@@ -71,6 +71,18 @@ async def _frame_click(p: Any) -> None:
     await p.mouse.click(box["x"] + 20, box["y"] + 20)
 
 
+async def _focus_blur(p: Any) -> None:
+    await p.focus("#t")
+    await p.locator("#t").blur()
+
+
+async def _mouse_move(p: Any) -> None:
+    box = await p.unwrap().locator("#t").bounding_box()
+    assert box is not None
+    await p.mouse.move(box["x"] + 10, box["y"] + 10)
+    await p.unwrap().wait_for_timeout(300)
+
+
 async def _drag_drop(p: Any) -> None:
     await p.drag_and_drop("#t", "#zone")
 
@@ -183,6 +195,23 @@ CASES = [
     Case("frame_button_script_nav_point", '<iframe id="t" style="width:300px;height:100px;border:0" '
          "srcdoc=\"<button style='width:300px;height:100px' onclick=&quot;top.location.href='{D}'&quot;>"
          'Go</button>"></iframe>', _frame_click),
+    Case("right_click_contextmenu_handler", f'<div id="t" oncontextmenu="{NAV}; return false">Options</div>',
+         lambda p: p.click("#t", button="right")),
+    Case("blur_handler", f'<input id="t" onblur="{NAV}" placeholder="name">',
+         lambda p: _focus_blur(p)),
+    Case("file_chosen_submits_form", '<form action="{D}" method="post" enctype="multipart/form-data">'
+         '<input type="file" id="t" name="f" onchange="this.form.submit()"></form>',
+         lambda p: p.set_input_files("#t", {"name": "a.txt", "mimeType": "text/plain", "buffer": b"hi"})),
+    Case("navigation_api_navigate", '<button id="t" type="button" onclick="navigation.navigate(\'{D}\')">'
+         "Next</button>", _click_wait),
+    Case("summary_toggle_handler", '<details id="d" ontoggle="if (this.open) ' + NAV + '">'
+         '<summary id="t">More</summary>text</details>', _click_wait),
+    Case("message_from_frame_moves_top", '<iframe id="t" style="width:300px;height:100px;border:0" srcdoc="'
+         "<button style='width:300px;height:100px' onclick=&quot;parent.postMessage('go', '*')&quot;>"
+         "Go</button>"
+         '"></iframe><script>addEventListener("message", () => { ' + NAV + "; });</script>", _frame_click),
+    Case("mouse_move_hover_handler",
+         f'<div id="t" style="width:200px;height:60px" onmouseover="{NAV}">Hover</div>', _mouse_move),
     Case("popup_moves_opener", '<a id="t" href="{A}" target="_blank" rel="opener">Help</a>',
          _click_popup, aux="<script>opener.location.href = '{D}';</script>help"),
     # -- late changes after the guard's read ----------------------------------------------------
