@@ -44,9 +44,9 @@ def proxy_command(
     policies for every request, optionally recording or replaying. Point any browser at it;
     Ctrl-C stops it."""
     from pagewarden.guard import Guard
-    from pagewarden.proxy import ProxyError, spki_pin
+    from pagewarden.proxy import ProxyError
     from pagewarden.proxy._ca import CA_CERT, ca_dir
-    from pagewarden.proxy._session import standalone_proxy, verify_enforcing
+    from pagewarden.proxy._session import chromium_proxy_args, standalone_proxy, verify_enforcing
 
     if record is not None and replay is not None:
         raise click.UsageError("--record and --replay exclude each other")
@@ -79,14 +79,16 @@ def proxy_command(
         server.stop()
         _error(exc)
         sys.exit(1)
-    pin = spki_pin()
+    flags = chromium_proxy_args(server)  # the same flags launch(proxy=True) uses
+    quoted = " ".join(f"'{flag}'" if any(c in flag for c in "<>* ,") else flag for flag in flags)
+    rest = ", ".join(repr(flag) for flag in flags if not flag.startswith("--proxy-server="))
     console.print(
         f"pagewarden proxy listening on {server.url}\n"
-        f"  Chromium: chromium --proxy-server={server.url} --proxy-bypass-list='<-loopback>' --disable-quic "
-        f"--ignore-certificate-errors-spki-list={pin}\n"
-        f"  Playwright: chromium.launch(proxy={{'server': '{server.url}'}}, "
-        f"args=['--proxy-bypass-list=<-loopback>', '--ignore-certificate-errors-spki-list={pin}'])\n"
+        f"  Chromium: chromium {quoted}\n"
+        f"  Playwright: chromium.launch(proxy={{'server': '{server.url}'}}, args=[{rest}]); "
+        "new_context(service_workers='block')\n"
         f"  other clients: HTTP_PROXY/HTTPS_PROXY={server.url}; trust the CA {ca_dir() / CA_CERT}\n"
+        "  (the flags keep loopback, WebRTC's UDP and Chromium's own DNS look-ups in the proxy)\n"
         "Ctrl-C stops it.",
         highlight=False, markup=False, soft_wrap=True,
     )  # fmt: skip

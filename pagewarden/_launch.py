@@ -55,10 +55,13 @@ def _launch_options(
 
 
 def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[str, Any]:
-    """The browser context's options; behind the proxy, its session token in every request."""
+    """The browser context's options; behind the proxy, its session token in every request
+    and no service workers (a worker registered by a page could answer the agent's later
+    navigations itself, and its own requests carry no session token)."""
     result = dict(options or {})
     network = getattr(active, "network", None)
     if network is not None:
+        result.setdefault("service_workers", "block")
         from pagewarden.proxy._tokens import accept_language
 
         headers = {k: v for k, v in dict(result.get("extra_http_headers") or {}).items()

@@ -254,14 +254,16 @@ def _bad_input(source: object, exc: Exception) -> None:
 
 
 def _print_replay(report, title: str) -> None:
-    """The diff table (changed and unverifiable steps) and a summary line."""
-    diff = [s for s in report.steps if s.status in ("changed", "unverifiable")]
+    """The diff table (changed, unverifiable and not re-run steps) and a summary line."""
+    diff = [s for s in report.steps if s.status in ("changed", "unverifiable", "not_rerun")]
     if diff:
         table = Table(title=Text(title))
         for column in ("session", "#", "action", "recorded", "now", "policies", "reasons"):
             table.add_column(column, overflow="fold")
         for step in diff:
-            mark = " [yellow](changed)[/yellow]" if step.status == "changed" else " (unverifiable)"
+            mark = {"changed": " [yellow](changed)[/yellow]", "not_rerun": "(not re-run)"}.get(
+                step.status, " (unverifiable)"
+            )
             now = escape(step.now) + mark
             reasons = "\n".join(
                 part for part in (
@@ -281,10 +283,15 @@ def _print_replay(report, title: str) -> None:
     llm = ""
     if report.llm:
         llm = f"; model {report.llm}: {report.llm_requests} request(s), {report.llm_cached} cached answer(s)"
+    if report.misses:
+        missed = ", ".join(report.misses[:10])
+        console.print(f"requests not in the recording: {escape(missed)}", highlight=False)
+    browser = f", {len(report.not_rerun)} not performed again" if report.browser else ""
+    how = "performed and judged again in Chromium" if browser else "judged again"
     console.print(
-        f"{len(report.steps)} step(s) in {len(report.sessions)} session(s) judged again in "
+        f"{len(report.steps)} step(s) in {len(report.sessions)} session(s) {how} in "
         f"{report.elapsed_ms:.0f} ms: {len(report.changed)} decision(s) changed, "
-        f"{len(report.unverifiable)} unverifiable{escape(llm)}",
+        f"{len(report.unverifiable)} unverifiable{browser}{escape(llm)}",
         highlight=False,
     )
 
@@ -349,40 +356,6 @@ def check_step(
     sys.exit(report.exit_code)
 
 
-def _replay_browser(run_dir: Path) -> None:
-    """`replay --browser`: say which steps could not be performed again and why, then what is
-    missing to re-execute the rest (the network layer's recorded flows and replay server)."""
-    from pagewarden.trace._replay import browser_replay_problems
-    from pagewarden.trace._session import load_session
-
-    try:
-        session = load_session(run_dir)
-    except (OSError, ValueError) as exc:
-        _bad_input(run_dir, exc)
-    problems = browser_replay_problems(session.records)
-    if problems:
-        table = Table(title=Text(f"{run_dir} — steps that cannot be re-run in a browser"))
-        for column in ("session", "#", "line", "action", "why"):
-            table.add_column(column, overflow="fold")
-        for p in problems:
-            table.add_row(*_cells(p["session"], p["index"], p["line"], p["action"], p["reason"]))
-        console.print(table)
-    else:
-        console.print(f"all {len(session.records)} recorded steps could be performed again", highlight=False)
-    flows = session.file("flows")
-    have_flows = flows is not None and flows.exists()
-    err_console.print(
-        "[red]error[/red] replay --browser is not built yet: the network layer records the flows "
-        "(launch(record=DIR, proxy=True) writes flows.mitm) and can serve them back "
-        "(pagewarden.proxy.Replay), "
-        "but re-executing the recorded actions in Chromium through it is missing; "
-        + ("this recording has its flows" if have_flows else "this recording has no flows.mitm (proxy=True)")
-        + ". Replay without --browser re-judges every step offline.",
-        highlight=False, soft_wrap=True,
-    )  # fmt: skip
-    sys.exit(_BAD_INPUT)
-
-
 @main.command("replay")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option(
@@ -399,7 +372,10 @@ def _replay_browser(run_dir: Path) -> None:
     "--consult", type=click.Choice(["consequential", "always", "never"]),
     help="When the model is consulted (default: as recorded, else the cascade: consequential steps).",
 )  # fmt: skip
-@click.option("--browser", is_flag=True, help="Re-execute the actions in Chromium (needs the network layer).")
+@click.option(
+    "--browser", is_flag=True,
+    help="Perform the actions again in Chromium against the recorded network flows (no origin needed).",
+)  # fmt: skip
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Diff as JSON.")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), help="Diff as HTML.")
 def replay_command(
@@ -415,20 +391,20 @@ def replay_command(
     json_out: Path | None,
     html_out: Path | None,
 ) -> None:
-    """Judge a recorded session (RUN_DIR, written by Guard(record=…)) again, offline.
+    """Judge a recorded session (RUN_DIR, written by Guard(record=…)) again.
 
     Every recorded step is judged from its recorded observation through today's tiers — no
     browser, no network; a model only when one is given — with the recorded policies and
-    configuration (or --policies). Prints the steps whose decision changed (old and new
-    decision, policies, reasons). Exit status: 0 nothing changed, 1 a decision changed,
-    2 bad input.
+    configuration (or --policies). With --browser, the actions are performed again in
+    Chromium against the recorded network flows (launch(record=DIR, proxy=True)), through
+    today's guard; steps that cannot be performed again are listed with why. Prints the steps
+    whose decision changed (old and new decision, policies, reasons). Exit status: 0 nothing
+    changed, 1 a decision changed, 2 bad input.
     """
     from pagewarden.trace._replay import replay_session
     from pagewarden.trace._replay_html import render_replay_html
     from pagewarden.trace._session import load_session
 
-    if browser:
-        _replay_browser(run_dir)
     try:
         session = load_session(run_dir)
         policies = PolicySet.load(policy_file) if policy_file is not None else None
@@ -438,10 +414,18 @@ def replay_command(
 
             cache = llm_cache or run_dir / "replay-cache" / "llm"
             llm = LLMConfig(**{**llm.model_dump(exclude_unset=True), "cache_dir": cache})
-        report = replay_session(
-            session, policies=policies, llm=llm, goal=goal, consult=consult,
-            policies_label=str(policy_file) if policy_file else None,
-        )  # fmt: skip
+        options = {
+            "policies": policies, "llm": llm, "goal": goal, "consult": consult,
+            "policies_label": str(policy_file) if policy_file else None,
+        }  # fmt: skip
+        if browser:
+            import asyncio
+
+            from pagewarden.trace._browser_replay import replay_in_browser
+
+            report = asyncio.run(replay_in_browser(session, **options))
+        else:
+            report = replay_session(session, **options)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         _bad_input(run_dir, exc)
     _print_replay(report, f"{run_dir} — decisions that differ")

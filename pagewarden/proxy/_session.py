@@ -135,12 +135,25 @@ def verify_enforcing(server: ProxyServer, timeout: float = 10.0) -> None:
 
 
 def chromium_proxy_args(server: ProxyServer) -> tuple[str, ...]:
-    """Flags sending all of Chromium's traffic through `server`: loopback too (no bypass), no
-    QUIC, and the proxy's CA trusted by its SPKI pin (not by ignoring certificate errors)."""
+    """Flags sending all of Chromium's traffic through `server` and nothing beside it:
+
+    * ``--proxy-server`` with ``--proxy-bypass-list=<-loopback>``: loopback (``localhost``,
+      ``127.0.0.0/8``, ``[::1]``) goes through the proxy too (Chromium bypasses it by default);
+    * ``--disable-quic``: no HTTP/3 over UDP;
+    * ``--webrtc-ip-handling-policy=disable_non_proxied_udp``: WebRTC gathers no UDP
+      candidates and sends no STUN/TURN datagrams (TURN over TCP goes through the proxy and
+      is judged there like any ``CONNECT``);
+    * ``--host-resolver-rules``: Chromium resolves no name itself (it would otherwise look up
+      the hosts of preloads, images and refused navigations in DNS, a channel beside the
+      proxy: ``secret.evil.example``); every name maps to the proxy's own address, so even a
+      direct connection could only reach the proxy;
+    * the proxy's CA trusted by its SPKI pin (not by ignoring certificate errors)."""
     cert = server.confdir / CA_CERT if server.confdir is not None else None
     return (
         f"--proxy-server={server.url}",
         "--proxy-bypass-list=<-loopback>",
         "--disable-quic",
+        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+        f"--host-resolver-rules=MAP * {server.host}:{server.port}, EXCLUDE {server.host}",
         f"--ignore-certificate-errors-spki-list={spki_pin(cert)}",
     )

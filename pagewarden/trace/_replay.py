@@ -30,7 +30,9 @@ __all__ = [
     "ReplayedStep",
     "browser_replay_problems",
     "recorded_ran",
+    "replay_guard_options",
     "replay_records",
+    "replay_report_details",
     "replay_session",
 ]
 
@@ -56,7 +58,7 @@ class ReplayedStep:
     ran: bool
     recorded: str | None
     now: str
-    status: str  # "same" | "changed" | "unverifiable" | "unrecorded"
+    status: str  # "same" | "changed" | "unverifiable" | "unrecorded" | "not_rerun" (--browser)
     recorded_policies: list[str] = field(default_factory=list)
     now_policies: list[str] = field(default_factory=list)
     recorded_reason: str = ""
@@ -82,6 +84,13 @@ class ReplayReport:
     notes: list[str] = field(default_factory=list)
     llm_requests: int = 0  # requests sent to the endpoint
     llm_cached: int = 0  # answers taken from the cache
+    browser: bool = False  # performed again in Chromium (`replay --browser`)
+    misses: list[str] = field(default_factory=list)  # requests the recording could not answer
+
+    @property
+    def not_rerun(self) -> list[ReplayedStep]:
+        """Steps `replay --browser` could not perform again (each with why in `note`)."""
+        return [s for s in self.steps if s.status == "not_rerun"]
 
     @property
     def changed(self) -> list[ReplayedStep]:
@@ -109,6 +118,9 @@ class ReplayReport:
             "steps": len(self.steps),
             "changed": len(self.changed),
             "unverifiable": len(self.unverifiable),
+            "browser": self.browser,
+            "not_rerun": len(self.not_rerun),
+            "misses": self.misses,
             "elapsed_ms": round(self.elapsed_ms, 3),
             "llm_requests": self.llm_requests,
             "llm_cached": self.llm_cached,
@@ -281,7 +293,24 @@ def replay_session(
     adds the semantic tier with the recorded cascade options. `SessionFormatError` when the
     recorded configuration or a step cannot be read.
     """
-    from pagewarden.guard import CascadeOptions, Guard, Thresholds
+    from pagewarden.guard import Guard
+
+    guard = Guard(**replay_guard_options(session, policies, llm, consult))
+    try:
+        report = replay_records(
+            session.records, guard, goal=goal, source=str(session.path), progress=progress
+        )
+    finally:
+        guard.close()
+    replay_report_details(report, session, policies_label, llm)
+    return report
+
+
+def replay_guard_options(session: Any, policies: Any, llm: Any, consult: str | None) -> dict[str, Any]:
+    """`Guard` keyword arguments for replaying `session` with its recorded configuration
+    (`policies` replaces the recorded user policies; `llm` adds a model with the recorded
+    cascade options). `SessionFormatError` when the recorded configuration is unreadable."""
+    from pagewarden.guard import CascadeOptions, Thresholds
     from pagewarden.policies import PolicySet
 
     config = session.config
@@ -294,21 +323,20 @@ def replay_session(
         options = CascadeOptions(**cascade) if isinstance(cascade, dict) else None
     except (TypeError, ValueError) as exc:
         raise SessionFormatError(f"{session.path}: recorded configuration unreadable: {exc}") from None
-    guard = Guard(
-        policies if policies is not None else (session.policies or PolicySet([])),
-        baseline=config.get("baseline", True) is not False,
-        mode=session.mode,
-        thresholds=thresholds,
-        llm=llm,
-        cascade=options,
-        consult=consult if llm is not None else None,  # type: ignore[arg-type]
-    )
-    try:
-        report = replay_records(
-            session.records, guard, goal=goal, source=str(session.path), progress=progress
-        )
-    finally:
-        guard.close()
+    return {
+        "policies": policies if policies is not None else (session.policies or PolicySet([])),
+        "baseline": config.get("baseline", True) is not False,
+        "mode": session.mode,
+        "thresholds": thresholds,
+        "llm": llm,
+        "cascade": options,
+        "consult": consult if llm is not None else None,
+    }
+
+
+def replay_report_details(report: ReplayReport, session: Any, policies_label: str | None, llm: Any) -> None:
+    """Fill in what `report` says about the recording it replays (policies, notes, versions)."""
+    config = session.config
     report.policies = policies_label or ("recorded" if session.policies is not None else "none recorded")
     report.notes = list(session.notes)
     manifest = session.manifest
@@ -323,7 +351,6 @@ def replay_session(
             f"recorded with a model ({config['llm'].get('model')}); replayed without one: "
             "steps it decided are marked unverifiable (give --llm-… to replay them)"
         )
-    return report
 
 
 #: action kinds whose recorded form is not enough to perform them again

@@ -14,6 +14,7 @@ table{border-collapse:collapse;width:100%;table-layout:fixed}
 th,td{border-bottom:1px solid #ddd;padding:.35rem .4rem;text-align:left;vertical-align:top;
 overflow-wrap:anywhere;word-break:break-word}
 th{background:#f4f4f4}.changed{background:#fff4e0}.unverifiable{background:#eef2ff}
+.not_rerun{background:#f3f3f3}
 .d-allow{color:#176b1c}.d-block{color:#b00020;font-weight:600}.d-ask{color:#8a5a00;font-weight:600}
 .d-revise{color:#5a3d99}.muted{color:#777}code{font-size:12px}
 """
@@ -36,7 +37,8 @@ def _row(step: ReplayedStep) -> str:
     return (
         f'<tr class="{escape(step.status)}"><td>{escape(step.session)}<br>#{step.index}</td>'
         f"<td><code>{escape(step.action)}</code><br><span class=muted>{escape(step.url)}</span></td>"
-        f"<td>{_decision(step.recorded)} → {_decision(step.now)}<br><span class=muted>{escape(step.status)}"
+        f"<td>{_decision(step.recorded)} → {_decision(step.now or None)}<br>"
+        f"<span class=muted>{escape(step.status.replace('_', ' '))}"
         f"{'' if step.ran else ', did not run'}</span></td>"
         f"<td>{escape(', '.join(step.recorded_policies) or '-')} → "
         f"{escape(', '.join(step.now_policies) or '-')}</td>"
@@ -46,17 +48,21 @@ def _row(step: ReplayedStep) -> str:
 
 def render_replay_html(report: ReplayReport) -> str:
     """The whole page: a summary, the changed and unverifiable steps, then every step."""
-    diff = [s for s in report.steps if s.status in ("changed", "unverifiable")]
+    diff = [s for s in report.steps if s.status in ("changed", "unverifiable", "not_rerun")]
     head = (
         "<tr><th style='width:12%'>session / step</th><th style='width:30%'>action</th>"
         "<th style='width:16%'>decision</th><th style='width:14%'>policies</th><th>reasons</th></tr>"
     )
+    how = "performed and judged again in Chromium" if report.browser else "judged again"
+    rerun = f", {len(report.not_rerun)} not performed again" if report.browser else ""
     summary = (
-        f"{len(report.steps)} steps in {len(report.sessions)} session(s) judged again in "
+        f"{len(report.steps)} steps in {len(report.sessions)} session(s) {how} in "
         f"{report.elapsed_ms:.0f} ms: <b>{len(report.changed)} changed</b>, "
-        f"{len(report.unverifiable)} unverifiable. Policies: {escape(report.policies)}; "
+        f"{len(report.unverifiable)} unverifiable{rerun}. Policies: {escape(report.policies)}; "
         f"model: {escape(report.llm or 'none')}."
     )
+    if report.misses:
+        summary += " Requests not in the recording: " + escape(", ".join(report.misses[:10])) + "."
     notes = "".join(f"<p class=muted>{escape(n)}</p>" for n in report.notes)
     changed = "".join(_row(s) for s in diff) or "<tr><td colspan=5>no decision changed</td></tr>"
     every = "".join(_row(s) for s in report.steps)
