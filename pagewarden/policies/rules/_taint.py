@@ -166,6 +166,22 @@ def untrusted_arrival(
     return None
 
 
+def _left_on(step: Step, prediction: Prediction | None, key: str, *, ran: bool) -> str | None:
+    """The page key a step leaves its tab on: where a judged navigation in the tab goes, the
+    same page for a step that does not navigate, None when it cannot be known."""
+    if not ran:
+        return key
+    kind = step.action.kind
+    if kind in ("go_back", "go_forward", "reload") or (prediction is not None and prediction.submission):
+        return None
+    navigation = prediction.navigation if prediction is not None else None
+    if navigation is not None:
+        return key if navigation.new_tab else (page_key(navigation.url) or None)
+    if kind == "goto" and step.action.value:
+        return page_key(step.action.value) or None
+    return key
+
+
 class TabMemory:
     """Per-session memory of tainted tabs and of the task's own path."""
 
@@ -175,6 +191,11 @@ class TabMemory:
         self.start: str | None = None
         self.pending_new_tab: Taint | None = None
         self.seen: set[str] = set()
+        #: per tab, the page key the agent's last step left it on (None: unknown — a traversal,
+        #: a submission whose answer may redirect). A tainted tab whose URL then shows another
+        #: page of the task's own path got there by itself (`history.replaceState` /
+        #: `pushState`, a script navigation): not a return, the taint stays.
+        self.expected: dict[str, str | None] = {}
 
     def own_pages(self, goal: str | None) -> frozenset[str]:
         """Page keys of the task's own path: the start page, untainted pages, pages in the goal."""
@@ -190,6 +211,15 @@ class TabMemory:
             return True
         return key in self.trail and (taint is None or key != taint.dest)
 
+    def _returned(self, tab: str, key: str, goal: str | None, taint: Taint | None) -> bool:
+        """Whether the tab is on the task's own path, having got there by the agent's steps."""
+        if not self._on_own_path(key, goal, taint):
+            return False
+        if taint is None:
+            return True
+        expected = self.expected.get(tab)
+        return expected is None or expected == key
+
     def _taint_of(self, tab: str) -> Taint | None:
         taint = self.taints.get(tab)
         if taint is None and tab not in self.seen and self.seen:
@@ -201,7 +231,7 @@ class TabMemory:
         tab = step.observation.tab or ""
         key = page_key(step.observation.url)
         taint = self._taint_of(tab)
-        own = self._on_own_path(key, step.goal, taint)
+        own = self._returned(tab, key, step.goal, taint)
         if taint is None:
             fragment = fragment_instructions(step.observation.url)
             if fragment is not None and not own:
@@ -225,9 +255,10 @@ class TabMemory:
             elif ran and step.action.kind in ("goto", "new_page") and step.action.value:
                 self.start = page_key(step.action.value) or None
         taint = self.taints.get(tab)
-        if taint is not None and self._on_own_path(key, step.goal, taint):
+        if taint is not None and self._returned(tab, key, step.goal, taint):
             del self.taints[tab]
             taint = None
+        self.expected[tab] = _left_on(step, prediction, key, ran=ran)
         if not ran:
             return
         if taint is None and key and key not in self.trail:
