@@ -1181,7 +1181,12 @@ function __pwLibrary() {
       if (f && f.frame_content) allowed.add(originOf(f.frame_content));
     }
     const expected = (f && (f.href || (f.is_submit && f.form && f.form.action))) || docURLOf(ownerDocumentOf(el));
-    pinAs(allowed, expected, mode !== "links");
+    // What the judged activation reaches, beyond its origin: a click that reaches another link,
+    // or a submission to another address, is not the one judged (an element swapped under the
+    // click, a same-site href or form action rewritten on mousedown / submit).
+    const target = mode === "page" || !f ? null
+      : {link: f.href || null, form: f.is_submit && f.form ? f.form.action : null};
+    pinAs(allowed, expected, mode !== "links", target);
     // A script of this frame can navigate the frames above it (`top.location = …`): their
     // readers pin the same origins (same-origin ancestors; Chromium stops a cross-origin
     // frame from navigating the top without the user's click anyway).
@@ -1195,10 +1200,23 @@ function __pwLibrary() {
       w = up;
     }
   }
-  function pinAs(allowed, expected, scripts) {
+  function pinAs(allowed, expected, scripts, target) {
     relisten();
     allowed.add(docOrigin(document));
-    pinned = {allowed, scripts, expected, until: Date.now() + 10000};
+    pinned = {allowed, scripts, expected, target: target || null, until: Date.now() + 10000};
+  }
+  const decode = W.decodeURIComponent;
+  function sameTarget(now, judged) {
+    // The same destination up to its query and fragment (tracking parameters added on click),
+    // or a redirect wrapper of the page's own site that carries the judged URL (…/url?q=<it>).
+    if (!judged || testRe(/^javascript:/i, judged)) return true;
+    if (now === judged) return true;
+    let a = null, b = null;
+    try { a = new URL_(now); b = new URL_(judged); } catch (e) { return false; }
+    if (a.origin === b.origin && a.pathname === b.pathname) return true;
+    let search = a.search;
+    try { search = decode(search); } catch (e) { /* malformed escapes: compare as written */ }
+    return indexOf(search, b.origin + b.pathname) >= 0;
   }
   function active() {
     return pinned && Date.now() <= pinned.until;
@@ -1216,6 +1234,8 @@ function __pwLibrary() {
       if (raw === null) continue;
       const now = resolve(trimText(raw), node);
       if (!pinned.allowed.has(originOf(now)) && !testRe(/^javascript:/i, now)) stop(event, now, "link");
+      else if (pinned.target && !testRe(/^javascript:/i, now) &&
+               !(pinned.target.link && sameTarget(now, pinned.target.link))) stop(event, now, "link");
       return;
     }
   }
@@ -1227,6 +1247,9 @@ function __pwLibrary() {
     const attr = (submitter && getAttr(submitter, "formaction")) || getAttr(form, "action");
     const now = attr && trimText(attr) ? resolve(attr, form) : docURLOf(ownerDocumentOf(form));
     if (!pinned.allowed.has(originOf(now))) stop(event, now, "form");
+    else if (pinned.target && (pinned.target.form ? !sameTarget(now, pinned.target.form) : !!pinned.target.link)) {
+      stop(event, now, "form");
+    }
   }
   const replaceState = uncurry(History.prototype.replaceState);
   const historyState = getter(History.prototype, "state");
@@ -1250,7 +1273,7 @@ function __pwLibrary() {
   function relisten() {
     // Bubble listeners moved to the end of the window's list when an action is pinned: they
     // run after every page listener registered before the action.
-    for (const [type, fn] of [["click", onClick], ["submit", onSubmit]]) {
+    for (const [type, fn] of [["click", onClick], ["auxclick", onClick], ["submit", onSubmit]]) {
       removeListener(W, type, fn, false);
       addListener(W, type, fn, false);
     }
@@ -1261,6 +1284,8 @@ function __pwLibrary() {
     const add = addListener;
     add(W, "click", onClick, true);
     add(W, "click", onClick, false);
+    add(W, "auxclick", onClick, true);  // a middle click opens the link in a new tab
+    add(W, "auxclick", onClick, false);
     // Where the mouse is (Playwright's hover leaves it there): mouse.down() acts at this point.
     add(W, "mousemove", (event) => { if (isTrusted(event)) lastPointer = {x: clientXOf(event), y: clientYOf(event)}; }, true);
     add(W, "submit", onSubmit, true);

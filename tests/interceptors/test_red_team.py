@@ -59,6 +59,11 @@ async def _click_popup(p: Any) -> None:
     await p.unwrap().wait_for_timeout(600)
 
 
+async def _click_popup_button(p: Any, button: str) -> None:
+    await p.click("#t", button=button)
+    await p.unwrap().wait_for_timeout(600)
+
+
 async def _click_wait(p: Any) -> None:
     await p.click("#t")
     await p.unwrap().wait_for_timeout(600)
@@ -212,6 +217,8 @@ CASES = [
          '"></iframe><script>addEventListener("message", () => { ' + NAV + "; });</script>", _frame_click),
     Case("mouse_move_hover_handler",
          f'<div id="t" style="width:200px;height:60px" onmouseover="{NAV}">Hover</div>', _mouse_move),
+    Case("middle_click_href_swapped_on_mousedown", '<p><a id="t" href="/plain.html?c=judged" '
+         "onmousedown=\"this.href='{D}'\">Open</a></p>", lambda p: _click_popup_button(p, "middle")),
     Case("popup_moves_opener", '<a id="t" href="{A}" target="_blank" rel="opener">Help</a>',
          _click_popup, aux="<script>opener.location.href = '{D}';</script>help"),
     # -- late changes after the guard's read ----------------------------------------------------
@@ -332,3 +339,47 @@ async def test_same_site_script_navigation_after_a_click_is_not_reported(page: P
     await guarded.click("#t")
     await page.wait_for_url("**/plain.html?c=button_onclick_timer_location")
     await guarded.click("#pbutton")  # nothing was stopped: the next action runs
+
+
+SAME_SITE_SWAPS = {
+    # judged: /plain.html?c=<name>-judged; the page rewrites the destination when the click comes
+    "link_path": '<p><a id="t" href="/plain.html?c={C}-judged" '
+    "onmousedown=\"this.href='{NOW}'\">Open</a></p>",
+    "form_action_path": '<form id="f" action="/plain.html?c={C}-judged" method="post">'
+    '<input name="q" value="1">'
+    "<button id=\"t\" onmousedown=\"document.getElementById('f').action='{NOW}'\">Save</button></form>",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SAME_SITE_SWAPS))
+@pytest.mark.parametrize(
+    ("variant", "now", "runs"),
+    [
+        ("other_path", "/actions.html?c={C}", False),  # another page of the same site: not what was judged
+        ("tracking_query", "/plain.html?c={C}-judged&utm=1", True),  # same page, a parameter added
+        ("redirect_wrapper", "/url?q=http%3A%2F%2Fapp.test%2Fplain.html%3Fc%3D{C}-judged", True),
+    ],
+)
+async def test_same_site_destination_rewritten_at_click(
+    page: Page, site: LocalSite, kind: str, variant: str, now: str, runs: bool
+) -> None:
+    name = f"swap-{kind}-{variant}"
+    html = SAME_SITE_SWAPS[kind].replace("{NOW}", now).replace("{C}", name)
+    site.route("app.test", f"/rt/{name}.html", lambda _r: Response(f"<!doctype html><body>{html}</body>"))
+    guarded = Guard(ALLOW_APP, goal="Use the app.").wrap(page)
+    await guarded.goto(f"http://app.test/rt/{name}.html")
+    path = now.split("?")[0]
+    if runs:
+        await guarded.click("#t")
+        for _ in range(60):
+            if site.requests_to("app.test", path):
+                break
+            await asyncio.sleep(0.05)
+        assert [r for r in site.requests_to("app.test", path) if name in str(r.query) or path == "/url"]
+    else:
+        with pytest.raises(GuardError) as caught:
+            await guarded.click("#t")
+        assert caught.value.verdict.findings[0].rule == "destination_pinning"
+        await page.wait_for_timeout(300)
+        assert not [r for r in site.requests_to("app.test", path) if r.query.get("c") == [name]]
+        assert page.url == f"http://app.test/rt/{name}.html"
