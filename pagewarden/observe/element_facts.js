@@ -330,25 +330,83 @@ function __pwLibrary() {
     }
     return joinList(parts, "");
   }
+  // Which elements can carry generated text: the selectors of ::before / ::after rules that set
+  // `content`, from one pass over the document's readable style sheets per DOM version. A sheet
+  // that cannot be read (another origin's, nested rules) leaves every element to be checked.
+  let pseudoIndex = null;
+  const styleSheetsOf = getter(Document.prototype, "styleSheets");
+  function pseudoRules(doc) {
+    if (doc !== document) return {selector: null, all: true};
+    // Cached while the set of sheets and their rule counts stay the same (a new <style>, an
+    // insertRule, a removed sheet start a new pass).
+    let key = "";
+    let sheets = [];
+    try {
+      sheets = styleSheetsOf(doc);
+      for (const sheet of sheets) { let n = -1; try { n = sheet.cssRules.length; } catch (e) { n = -1; } key += n + ","; }
+    } catch (e) { return {selector: null, all: true}; }
+    if (pseudoIndex && pseudoIndex.key === key) return pseudoIndex;
+    const selectors = [];
+    let all = false, seen = 0;
+    const walkRules = (rules, depth) => {
+      for (const rule of rules) {
+        if (++seen > 20000 || depth > 4) { all = true; return; }
+        const text = rule.selectorText;
+        if (!text) {
+          let inner = null;
+          try { inner = rule.cssRules; } catch (e) { inner = null; }
+          if (inner) walkRules(inner, depth + 1);
+          continue;
+        }
+        if (!testRe(/::?(?:before|after)\b/i, text)) continue;
+        const content = rule.style ? styleValue(rule.style, "content") : "";
+        if (!content || content === "none" || content === "normal") continue;
+        push(selectors, trimText(replaceText(text, /::?(?:before|after)\b/gi, "")) || "*");
+      }
+    };
+    for (const sheet of sheets) {
+      let rules = null;
+      try { rules = sheet.cssRules; } catch (e) { all = true; continue; }
+      if (rules) walkRules(rules, 0);
+    }
+    pseudoIndex = {key, selector: selectors.length ? joinList(selectors, ", ") : null, all};
+    return pseudoIndex;
+  }
   function unseenText(node) {
     const parts = [];
-    let size = 0, seen = 0;
-    const walker = makeWalker(ownerDocumentOf(node) || document, node, SHOW_ELEMENT);
+    let size = 0;
+    const add = (text) => { text = trimText(text); if (text && size < MAX_CONTEXT) { push(parts, text); size += text.length; } };
+    const doc = ownerDocumentOf(node) || document;
+    const rules = pseudoRules(doc);
+    let carriers = null;  // null: unknown, every element walked may carry generated text
+    if (!rules.all) {
+      carriers = [];
+      if (rules.selector) {
+        try {
+          if (matchesSel(node, rules.selector)) push(carriers, node);
+          for (const el of queryAll(node, rules.selector)) { if (carriers.length >= 60) break; push(carriers, el); }
+        } catch (e) { carriers = null; }
+      }
+    }
+    if (carriers !== null) for (const el of carriers) add(generatedText(el));
+    const walker = makeWalker(doc, node, SHOW_ELEMENT);
+    let seen = 0;
     for (let el = node; el && seen < 60 && size < MAX_CONTEXT; el = walkNext(walker)) {
       seen++;
-      let text = generatedText(el);
+      if (carriers === null) add(generatedText(el));
       const root = shadowRootOf(el);
-      if (root) text += " " + textOf(root, 400);
-      if (isFrameEl(el)) {
-        const doc = frameParts(el)[1];
-        const body = doc ? bodyOf(doc) : null;
-        if (body) text += " " + textOf(body, 400);
-      }
-      text = trimText(text);
-      if (text) { push(parts, text); size += text.length; }
+      if (root) add(textOf(root, 400));
+    }
+    let frames = 0;
+    for (const el of queryAll(node, "iframe, frame, object")) {
+      if (++frames > 4 || size >= MAX_CONTEXT) break;
+      const inner = frameParts(el)[1];
+      const body = inner ? bodyOf(inner) : null;
+      if (body) add(textOf(body, 400));
     }
     return joinList(parts, " | ");
   }
+
 
   function attrsOf(el) {
     const out = {};
