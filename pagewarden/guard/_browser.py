@@ -6,7 +6,8 @@
   not a web page (PW-NAVIGATION): ``file:`` reads the machine's own files and browser-internal
   pages (``chrome:``, ``devtools:``, ``view-source:`` …) reach the browser's settings — both
   refused; ``data:`` (a document written into the URL, no site behind it), ``blob:`` /
-  ``filesystem:`` (a document the page's script generated) and other applications' schemes
+  ``filesystem:`` made by another site's script (one made by the current site is judged like
+  the page rewriting itself: by the domain rules) and other applications' schemes
   (``mailto:``, ``tel:``, custom app links) need a human's approval.
 * A download the action starts (a link with a ``download`` attribute) needs a human's
   approval (PW-DOWNLOAD): a file saved on the user's machine.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from pagewarden._url import parse_url
+from pagewarden._url import ParsedURL, parse_url, registrable_domain
 from pagewarden.guard._step import Step
 from pagewarden.guard._verdict import Finding
 from pagewarden.worldmodel._prediction import Prediction
@@ -85,11 +86,21 @@ def _destinations(step: Step, prediction: Prediction) -> list[tuple[str, str]]:
     return [(u, how) for u, how in out if not (u in seen or seen.add(u))]
 
 
-def _scheme_finding(url: str, how: str) -> Finding | None:
+def _same_site(parsed: ParsedURL, page_url: str) -> bool:
+    page = parse_url(page_url) if page_url else None
+    if page is None or not parsed.host or not page.host:
+        return False
+    return (registrable_domain(parsed.host) or parsed.host) == (registrable_domain(page.host) or page.host)
+
+
+def _scheme_finding(url: str, how: str, page_url: str) -> Finding | None:
     text = url.strip()
-    scheme = parse_url(text).scheme if text else ""
+    parsed = parse_url(text) if text else None
+    scheme = parsed.scheme if parsed is not None else ""
     if not scheme or scheme in _WEB or scheme == "javascript" or text.lower() in _EMPTY:
         return None
+    if scheme in _GENERATED and parsed is not None and _same_site(parsed, page_url):
+        return None  # made by this site's own script: like the page rewriting itself
     shown = _shown(text)
     evidence = {"url": shown, "scheme": scheme, "via": how}
     if scheme == "file":
@@ -117,7 +128,7 @@ def _scheme_finding(url: str, how: str) -> Finding | None:
         )
         rule = "data_url"
     elif scheme in _GENERATED:
-        what = f"a {scheme}: URL: a document the page's own script generated"
+        what = f"a {scheme}: URL: a document another site's script generated"
         rule = "blob_url"
     else:
         what = f"a {scheme}: URL: it hands the URL to another application"
@@ -152,7 +163,7 @@ def browser_findings(step: Step, prediction: Prediction) -> list[Finding]:
     out: list[Finding] = []
     seen: set[str] = set()
     for url, how in _destinations(step, prediction):
-        finding = _scheme_finding(url, how)
+        finding = _scheme_finding(url, how, step.observation.url or "")
         if finding is not None and finding.rule not in seen:
             seen.add(finding.rule)
             out.append(finding)

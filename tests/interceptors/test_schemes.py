@@ -2,8 +2,9 @@
 Chromium, the embedded default — no policy file):
 
 * ``file:`` and browser-internal pages are refused (PW-NAVIGATION/file_url, browser_url);
-* ``data:``, ``blob:`` and other applications' schemes need a human (data_url, blob_url,
-  external_url); approved, they run;
+* ``data:``, another site's ``blob:`` and other applications' schemes need a human
+  (data_url, blob_url, external_url); approved, they run; a ``blob:`` the current site made
+  is judged like the site itself (it runs);
 * a download link needs a human (PW-DOWNLOAD/download), and the trace records it.
 
 Each refused or asked case checks that nothing happened: the URL did not change, no download
@@ -90,7 +91,7 @@ async def test_data_blob_and_other_applications_need_a_human(page: Page, links: 
     assert _rules(caught) == ["PW-NAVIGATION/data_url"]
     assert "<input" not in caught.value.verdict.findings[0].message  # its content is not repeated
     with pytest.raises(ApprovalRequired) as caught:
-        await guarded.click("#blob")
+        await guarded.goto("blob:http://evil.test/5a3c1e7e-0000-4000-8000-000000000000")
     assert _rules(caught) == ["PW-NAVIGATION/blob_url"]
     with pytest.raises(ApprovalRequired) as caught:
         await guarded.click("#go")  # a form posting to a data: URL
@@ -103,12 +104,17 @@ async def test_data_blob_and_other_applications_need_a_human(page: Page, links: 
     await guarded.goto("about:blank")  # an empty document is not asked about
 
 
-async def test_approved_they_run(page: Page, links: str) -> None:
-    guarded = Guard(goal="Read the page.", approver=lambda verdict, step: True).wrap(page)
+async def test_a_blob_the_site_made_is_judged_like_the_site(page: Page, links: str) -> None:
+    guarded = Guard(goal="Read the page.").wrap(page)
     await guarded.goto(links)
     await guarded.click("#blob")
     await page.wait_for_url("blob:**")
     assert await page.title() == "generated"
+
+
+async def test_approved_they_run(page: Page, links: str) -> None:
+    guarded = Guard(goal="Read the page.", approver=lambda verdict, step: True).wrap(page)
+    await guarded.goto(links)
     await guarded.goto("data:text/html,<title>inline</title>")
     assert await page.title() == "inline"
 
