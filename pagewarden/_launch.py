@@ -71,6 +71,7 @@ def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[s
         headers = {k: v for k, v in dict(result.get("extra_http_headers") or {}).items()
                    if k.lower() != "accept-language"}  # fmt: skip
         headers["Accept-Language"] = accept_language(network.token, result.get("locale"))
+        network.locale = result.get("locale")  # each tab's own value keeps the languages
         result["extra_http_headers"] = headers
     return result
 
