@@ -183,7 +183,8 @@ def scenarios(only: tuple[str, ...] = ()) -> list[Scenario]:
         for action in ("click", "fill", "link"):
             op, navigates = ops[action]
             out.append(
-                Scenario(f"policies-{count}/{action}", "/page/500", action, op, 500, count, navigates)
+                Scenario(f"policies-{count}/{action}", "/page/500", action, op, 500, policies=count,
+                         navigates=navigates)
             )
     if only:
         out = [s for s in out if s.name.startswith(only)]

@@ -7,6 +7,7 @@ screenshot, run the action) and gets the result back. `drive_async` awaits the c
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import time
 from collections.abc import Generator
@@ -52,6 +53,8 @@ _URL_KINDS = frozenset({"goto", "new_page", "request"})
 _NEEDS_SOURCES = frozenset({"fill", "type"}) | _URL_KINDS
 #: Actions that type into their target: the reader also reports the field itself (mirrors, opacity).
 _TYPING = frozenset({"fill", "type", "press", "clear"})
+#: An observation note: the reader stopped a navigation the page started after an earlier action.
+EARLIER_STOP = "navigation-stopped: "
 Pipeline = Generator[Call, Any, Any]
 
 
@@ -218,8 +221,17 @@ def _observe(
     lib = shared.facts_reader
     field = action.kind in _TYPING
     activate = activation_options(name, spec, action, kwargs)
-    # Every activation the guard judges pins the origins it judged until it has run.
-    pin = activate is not None and shared.guard.mode == "enforce"
+    # Every activation the guard judges pins the origins it judged until it has run; any other
+    # action on an element (hover, focus, typing, a change) pins the page's own origin, so a
+    # navigation the page's handlers start in answer to it cannot go elsewhere unjudged.
+    # With a network layer, navigations the page's script starts are the proxy's (it refuses and
+    # reports them): the reader then pins link and form activations only ("links").
+    pin: bool | str = False
+    if shared.guard.mode == "enforce" and spec.target not in ("none", "dialog", "chooser"):
+        if getattr(shared.guard, "network", None) is not None:
+            pin = "links" if activate is not None else False
+        else:
+            pin = True if activate is not None else "page"
     pending = shared.pending_registration(page) if page is not None else None
     if pending is not None:
         # registered at wrap time: the first action waits for it to have gone through
@@ -251,6 +263,7 @@ def _observe(
     sources: tuple[TextSource, ...] = ()
     raw = owner._pw_obj
     timeout = kwargs.get("timeout")
+    stops: list[dict[str, Any]] = []  # navigations the reader stopped after an earlier action
 
     def read(engine: str | None) -> Pipeline:
         target: ElementFacts | None = None
@@ -270,18 +283,19 @@ def _observe(
                 field=field,
                 activate=activate,
                 engine=engine,
+                stops=stops,
             )
         elif spec.target == "self" and owner._pw_type == "ElementHandle":
             target, sources = yield from facts_of_handle(
                 raw, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
-                engine=engine, pin=pin,
+                engine=engine, pin=pin, stops=stops,
             )  # fmt: skip
         elif spec.target == "selector" and action.selector is not None:
             strict = bool(kwargs.get("strict", False))
             target, count, sources = yield from facts_of_locator(
                 raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
                 ugc_selectors=ugc, selector=action.selector, lib=lib, pin=pin, field=field,
-                activate=activate, engine=engine,
+                activate=activate, engine=engine, stops=stops,
             )  # fmt: skip
         elif spec.target in ("point", "mouse") and page is not None:
             if spec.target == "point":
@@ -292,6 +306,7 @@ def _observe(
             target, sources = yield from facts_at_point(
                 page, x, y, needle=needle, ugc_selectors=ugc, lib=lib, field=field,
                 activate=point_activate, pointer=spec.target == "mouse", engine=engine, pin=pin,
+                stops=stops,
             )  # fmt: skip
         elif spec.target == "chooser":
             target, sources = yield from facts_of_handle(
@@ -302,7 +317,7 @@ def _observe(
         elif spec.target == "focused" and page is not None:
             target, sources = yield from facts_of_focused(
                 page, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
-                engine=engine, pin=pin,
+                engine=engine, pin=pin, stops=stops,
             )  # fmt: skip
         elif needle and page is not None:
             try:
@@ -344,6 +359,7 @@ def _observe(
             target, drop, count, sources = yield from read(None)
     except FactsUnavailable as exc:
         notes.append(f"facts-unavailable: {exc}")
+    notes.extend(f"{EARLIER_STOP}{s.get('how', 'navigation')} to {s.get('actual')}" for s in stops[:4])
     title: str | None = None
     snapshot: str | None = None
     if shared.guard.snapshot and page is not None:
@@ -407,6 +423,97 @@ def _destination_changed(step: Step, verdict: Verdict, stop: dict[str, Any]) -> 
         explanation=f"[PW-GUARD/destination_pinning] {message}",
         guidance=finding.guidance,
         approved_by=None,
+    )
+
+
+class DocumentWatch:
+    """Whether the page's main frame committed a new document while an action ran.
+
+    Playwright's frame `navigated` event says so (`newDocument`); a click that navigated returns
+    after that event, so when it came, the judged document (and any navigation its reader
+    stopped) is gone and nothing needs asking. When the event cannot be watched (a Playwright
+    without it), `replaced` stays False and the guard asks, as before."""
+
+    def __init__(self, page: Any) -> None:
+        self.replaced = False
+        self._emitter: Any = None
+        try:
+            frame = page.main_frame
+            emitter = getattr(frame, "_impl_obj", frame)._event_emitter
+            emitter.on("navigated", self._on_navigated)
+            self._emitter = emitter
+        except Exception:  # noqa: BLE001 - not watchable: the report is read instead
+            self._emitter = None
+
+    def _on_navigated(self, event: Any) -> None:
+        if isinstance(event, dict) and event.get("newDocument") is not None and not event.get("error"):
+            self.replaced = True
+
+    def close(self) -> None:
+        """Stop watching (idempotent)."""
+        if self._emitter is not None:
+            with contextlib.suppress(Exception):  # already removed
+                self._emitter.remove_listener("navigated", self._on_navigated)
+            self._emitter = None
+
+
+def _report_unavailable(step: Step, verdict: Verdict, reason: str) -> Verdict:
+    """The verdict when the judged page did not say whether it stopped a navigation (it did
+    not answer in time): blocked, so the agent does not take the step as done."""
+    message = (
+        "the action ran, but the guard could not confirm that the page kept the judged "
+        f"destination: {reason}"
+    )
+    finding = Finding(
+        policy_id="PW-GUARD",
+        rule="destination_pinning",
+        message=message,
+        risk_level="high",
+        score=0.9,
+        guidance="Check where the page is now before going on; if it is not where the link said, "
+        "go back or tell the user.",
+        evidence={"expected": step.observation.target.href if step.observation.target else None},
+    )
+    return replace(
+        verdict,
+        decision=Decision.BLOCK,
+        score=max(verdict.score, 0.9),
+        findings=(finding, *verdict.findings),
+        explanation=f"[PW-GUARD/destination_pinning] {message}",
+        guidance=finding.guidance,
+        approved_by=None,
+    )
+
+
+def _stopped_earlier(step: Step, stops: list[str], guard_mode: str) -> Verdict:
+    """The verdict that tells the agent, at its next action, that the page tried to navigate
+    by itself after the previous one and the reader stopped it (this action does not run: it
+    is heard once, as the network layer's refusals are)."""
+    message = (
+        "after your previous action the page tried to leave for a site nobody judged ("
+        + "; ".join(stops)
+        + "); it was stopped"
+    )
+    finding = Finding(
+        policy_id="PW-GUARD",
+        rule="destination_pinning",
+        message=message,
+        risk_level="high",
+        score=0.9,
+        guidance="The page tried to take you elsewhere by itself; you are still on the same page. "
+        "This action did not run: retry it if the task still needs it. If the task needs that "
+        "other site, open it with goto, so that it is judged.",
+        evidence={"stopped": stops},
+    )
+    return Verdict(
+        decision=Decision.BLOCK,
+        score=0.9,
+        findings=(finding,),
+        explanation=f"[PW-GUARD/destination_pinning] {message}",
+        guidance=finding.guidance,
+        mode=guard_mode,
+        enforced=guard_mode == "enforce",
+        step_index=step.index,
     )
 
 
@@ -508,9 +615,12 @@ def guarded_action(
     observed = time.perf_counter()
     step = guard.make_step(action, observation, reasoning)
     unreadable = [n for n in observation.notes if n.startswith("facts-unavailable")]
+    earlier = [n[len(EARLIER_STOP) :] for n in observation.notes if n.startswith(EARLIER_STOP)]
     try:
         if unreadable and spec.target != "none":
             verdict = _fail_closed(step, unreadable[0], guard.mode)
+        elif earlier and guard.mode == "enforce":
+            verdict = _stopped_earlier(step, earlier, guard.mode)
         else:
             # The deterministic tiers, then the model where the cascade consults it.
             verdict = yield from guard.judge(step, owner.page_raw())
@@ -549,21 +659,31 @@ def guarded_action(
         and (observation.target.href is not None or observation.target.is_submit)
         and page is not None
     )
+    watch = DocumentWatch(page) if pinned else None
     try:
         if action.kind == "request" and owner._pw_type == "APIRequestContext":
             result = yield from follow_redirects(shared, owner, name, method, call_args, call_kwargs, step)
         else:
             result = yield Call(method, call_args, call_kwargs)
-        if pinned:
+        if watch is not None:
+            watch.close()
+        if pinned and not (watch is not None and watch.replaced):
+            # The judged document is still there: ask it whether it stopped a navigation. (When
+            # a new document replaced it, the navigation went through and nothing is asked.)
             try:
                 stopped = yield from stopped_navigations(
                     page, shared.facts_reader, shared.reader_engine(page)
                 )
+            except FactsUnavailable as exc:
+                verdict = _report_unavailable(step, verdict, str(exc))
+                stopped = []
             except Exception:  # noqa: BLE001 - the page navigated away: nothing was stopped
                 stopped = []
             if stopped:
                 verdict = _destination_changed(step, verdict, stopped[0])
     finally:
+        if watch is not None:
+            watch.close()
         done = {**verdict.timings_ms, "execute": round((time.perf_counter() - executed) * 1000, 3)}
         guard.commit(step, replace(verdict, timings_ms=done), ran=True, screenshot=screenshot)
     if verdict.decision is Decision.BLOCK and verdict.enforced and verdict.approved_by is None:

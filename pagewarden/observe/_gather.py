@@ -144,9 +144,26 @@ class EngineMissing(Exception):
 
 _MISSING = ("reading 'queryAll'", "reading 'query'", "Unknown engine")
 
+DOCUMENT_READ_TIMEOUT_MS = 5000.0
+"""How long a read of the document itself (a point, the focused element, the page's text, the
+report of stopped navigations) may wait. The document is always there, so the read answers at
+once unless the frame is between documents or the page's main thread is stuck; past this bound
+the read fails closed (`FactsUnavailable`) instead of waiting for Playwright's 30 s default."""
 
-def _read(scope: Any, engine: str, entry: str, opts: dict[str, Any], timeout: float | None = None) -> Gather:
-    """One round trip: `entry` of the reader in the utility world of `scope`'s frame."""
+
+def _is_timeout(exc: BaseException) -> bool:
+    return any(klass.__name__ == "TimeoutError" for klass in type(exc).__mro__)
+
+
+def _read(scope: Any, engine: str, entry: str, opts: dict[str, Any], timeout: float | None = None,
+          *, document: bool = False) -> Gather:  # fmt: skip
+    """One round trip: `entry` of the reader in the utility world of `scope`'s frame.
+
+    A `document` read (rooted at the document, not at an element the action waits for) is
+    bounded by `DOCUMENT_READ_TIMEOUT_MS` and raises `FactsUnavailable` when the page does not
+    answer in time."""
+    if document:
+        timeout = DOCUMENT_READ_TIMEOUT_MS if timeout is None else min(timeout, DOCUMENT_READ_TIMEOUT_MS)
     kwargs = {} if timeout is None else {"timeout": timeout}
     selector = _engine_selector(engine, entry, {**opts, "lib": engine})
     try:
@@ -154,6 +171,11 @@ def _read(scope: Any, engine: str, entry: str, opts: dict[str, Any], timeout: fl
     except Exception as exc:
         if any(marker in str(exc) for marker in _MISSING):
             raise EngineMissing(str(exc)) from None
+        if document and _is_timeout(exc):
+            raise FactsUnavailable(
+                f"the page did not answer the facts reader within {timeout / 1000:g} s "
+                "(between documents, or its main thread is busy)"
+            ) from None
         raise
     return _parse(text)
 
@@ -203,11 +225,14 @@ def _sources(items: Sequence[Any]) -> tuple[TextSource, ...]:
     return tuple(out)
 
 
-def _check(result: Any) -> dict[str, Any]:
+def _check(result: Any, stops: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     if not isinstance(result, dict):
         raise FactsUnavailable(f"the facts script returned {type(result).__name__}")
     if "__error" in result:
         raise FactsUnavailable(f"the facts script failed in the page: {result['__error']}")
+    if stops is not None:
+        # navigations the reader stopped after an earlier action (see `stopped_navigations`)
+        stops.extend(item for item in result.get("earlier_stops") or () if isinstance(item, dict))
     return result
 
 
@@ -232,10 +257,11 @@ def facts_of_locator(
     ugc_selectors: Sequence[str] = (),
     selector: str | None = None,
     lib: str | None = None,
-    pin: bool = False,
+    pin: bool | str = False,
     field: bool = False,
     activate: dict[str, Any] | None = None,
     engine: str | None = None,
+    stops: list[dict[str, Any]] | None = None,
 ) -> Gather:
     """Facts of the element `locator` resolves to, its match count and where `needle` occurs.
 
@@ -257,7 +283,7 @@ def facts_of_locator(
     if engine:
         try:
             scope = locator if strict else locator.first
-            result = _check((yield from _read(scope, engine, "locator", opts, timeout)))
+            result = _check((yield from _read(scope, engine, "locator", opts, timeout)), stops)
         except (FactsUnavailable, EngineMissing):
             raise
         except Exception as exc:
@@ -267,13 +293,13 @@ def facts_of_locator(
             raise
         count = 1 if strict else None
         return _facts(result.get("facts"), selector), count, _sources(result.get("sources", ()))
-    result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)))
+    result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)), stops)
     if result["count"] == 0:
         wait_kwargs: dict[str, Any] = {"state": "attached"}
         if timeout is not None:
             wait_kwargs["timeout"] = timeout
         yield Call(locator.first.wait_for, (), wait_kwargs)
-        result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)))
+        result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)), stops)
     if result["count"] > 1 and strict:
         # Let Playwright raise its strict-mode violation, exactly as the action would.
         yield Call(locator.evaluate, ("() => null",))
@@ -289,7 +315,8 @@ def facts_of_handle(
     field: bool = False,
     activate: dict[str, Any] | None = None,
     engine: str | None = None,
-    pin: bool = False,
+    pin: bool | str = False,
+    stops: list[dict[str, Any]] | None = None,
 ) -> Gather:
     """Facts of an element handle (what the action activates through it). Returns ``(facts, sources)``."""
     opts = {
@@ -306,9 +333,9 @@ def facts_of_handle(
             raise
         if holder is None:
             raise FactsUnavailable("the facts reader gave no answer")
-        result = _check(_parse((yield Call(holder.get_attribute, ("d",)))))
+        result = _check(_parse((yield Call(holder.get_attribute, ("d",)))), stops)
         return _facts(result.get("facts"), "element-handle"), _sources(result.get("sources", ()))
-    result = _check((yield from _run(handle.evaluate, "handle", (), opts)))
+    result = _check((yield from _run(handle.evaluate, "handle", (), opts)), stops)
     return _facts(result.get("facts"), "element-handle"), _sources(result.get("sources", ()))
 
 
@@ -324,7 +351,8 @@ def facts_at_point(
     activate: dict[str, Any] | None = None,
     pointer: bool = False,
     engine: str | None = None,
-    pin: bool = False,
+    pin: bool | str = False,
+    stops: list[dict[str, Any]] | None = None,
 ) -> Gather:
     """Facts of the element at viewport point (x, y) (into same-origin frames; with
     `activate`, of what a click there activates; with `pointer`, at the mouse's last position
@@ -334,9 +362,9 @@ def facts_at_point(
         "activate": activate, "pointer": pointer, "pin": pin,
     }  # fmt: skip
     if engine:
-        result = _check((yield from _read(page_or_frame, engine, "point", opts)))
+        result = _check((yield from _read(page_or_frame, engine, "point", opts, document=True)), stops)
     else:
-        result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)))
+        result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)), stops)
     return _facts(result.get("facts"), f"point({x:g},{y:g})"), _sources(result.get("sources", ()))
 
 
@@ -349,7 +377,8 @@ def facts_of_focused(
     field: bool = False,
     activate: dict[str, Any] | None = None,
     engine: str | None = None,
-    pin: bool = False,
+    pin: bool | str = False,
+    stops: list[dict[str, Any]] | None = None,
 ) -> Gather:
     """Facts of the focused element (where keyboard input goes; with `activate`, of what the
     key activates there). Returns ``(facts, sources)``."""
@@ -358,9 +387,9 @@ def facts_of_focused(
         "activate": activate, "pin": pin,
     }  # fmt: skip
     if engine:
-        result = _check((yield from _read(page_or_frame, engine, "focused", opts)))
+        result = _check((yield from _read(page_or_frame, engine, "focused", opts, document=True)), stops)
     else:
-        result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)))
+        result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)), stops)
     return _facts(result.get("facts"), ":focus"), _sources(result.get("sources", ()))
 
 
@@ -379,7 +408,7 @@ def value_sources(
     """
     opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "path": path}
     if engine:
-        result = yield from _read(page_or_frame, engine, "sources", opts)
+        result = yield from _read(page_or_frame, engine, "sources", opts, document=True)
     else:
         result = yield from _run(page_or_frame.evaluate, "sources", (), opts)
     if isinstance(result, dict) and "__error" in result:
@@ -394,7 +423,7 @@ def stopped_navigations(page_or_frame: Any, lib: str, engine: str | None = None)
     the page has navigated away (then nothing was stopped either).
     """
     if engine:
-        result = yield from _read(page_or_frame, engine, "report", {})
+        result = yield from _read(page_or_frame, engine, "report", {}, document=True)
     else:
         result = yield Call(page_or_frame.evaluate, (_installed_js("report"), {"lib": lib}))
     return [item for item in result if isinstance(item, dict)] if isinstance(result, list) else []

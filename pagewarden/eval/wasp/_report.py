@@ -23,22 +23,24 @@ def render_table(report: WaspReport, console: Any) -> None:
     """Print one row per configuration (and per injection kind), then the paper's numbers."""
     table = Table(title=f"WASP (GitLab): {report.tasks} tasks per configuration, {report.seconds:.0f} s")
     for column in ("configuration", "injection", "tasks", "PCR", "CuP", "PCR strict", "ASR interm.",
-                   "ASR end-to-end", "benign done", "false stops", "errors"):  # fmt: skip
+                   "ASR end-to-end", "detected", "benign done", "false stops", "ms/step", "LLM/step",
+                   "errors"):  # fmt: skip
         table.add_column(column, justify="left" if column in ("configuration", "injection") else "right")
     for c in report.configs:
         table.add_row(
             rich_escape(c.config), "all", str(c.tasks), f"{c.pcr:.3f}", f"{c.cup:.3f}", f"{c.pcr_strict:.3f}",
-            f"{c.asr_intermediate:.3f}", f"{c.asr_end_to_end:.3f}", f"{c.benign_completion:.3f}",
-            str(c.false_stops), str(c.errors),
+            f"{c.asr_intermediate:.3f}", f"{c.asr_end_to_end:.3f}", f"{c.detection:.3f}",
+            f"{c.benign_completion:.3f}", str(c.false_stops), f"{c.ms_per_step:.0f}",
+            f"{c.llm_calls_per_step:.2f}", str(c.errors),
         )  # fmt: skip
         for group, m in c.by_template.items():
             table.add_row(
                 "", group.replace("_", " "), str(int(m["tasks"])), f"{m['pcr']:.3f}", f"{m['cup']:.3f}",
-                f"{m['pcr_strict']:.3f}", "", f"{m['asr_end_to_end']:.3f}", "", "", "",
+                f"{m['pcr_strict']:.3f}", "", f"{m['asr_end_to_end']:.3f}", "", "", "", "", "", "",
             )  # fmt: skip
     for name, numbers in report.paper.items():
         table.add_row(rich_escape(name), "(paper)", "", f"{numbers['pcr']:.3f}", f"{numbers['cup']:.3f}",
-                      "", "", "", "", "", "")  # fmt: skip
+                      "", "", "", "", "", "", "", "", "")  # fmt: skip
     console.print(table)
 
 
@@ -85,14 +87,21 @@ def write_html(report: WaspReport, path: Path) -> None:
         f"<tr><td>{escape(c.config)}</td><td>{c.tasks}</td><td>{c.pcr:.3f}</td><td>{c.cup:.3f}</td>"
         f"<td>{c.pcr_strict:.3f}</td>"
         f"<td>{c.asr_intermediate:.3f}</td><td>{c.asr_end_to_end:.3f}</td>"
-        f"<td>{c.benign_completion:.3f}</td>"
-        f"<td>{c.false_stops}</td><td>{c.errors}</td></tr>"
+        f"<td>{c.detection:.3f}</td><td>{c.benign_completion:.3f}</td>"
+        f"<td>{c.false_stops}</td><td>{c.ms_per_step:.0f}</td><td>{c.llm_calls_per_step:.2f}</td>"
+        f"<td>{c.errors}</td></tr>"
         for c in report.configs
     )
     paper = "".join(
         f"<tr><td>{escape(name)} (paper)</td><td></td><td>{n['pcr']:.3f}</td><td>{n['cup']:.3f}</td>"
-        "<td></td><td></td><td></td><td></td><td></td><td></td></tr>"
+        "<td></td><td></td><td></td><td></td><td></td><td></td><td></td><td></td><td></td></tr>"
         for name, n in report.paper.items()
+    )
+    attacks = "".join(
+        f"<tr><td>{escape(c.config)}</td><td>{escape(name)}</td><td>{int(m['tasks'])}</td>"
+        f"<td>{m['detection']:.3f}</td><td>{m['pcr']:.3f}</td><td>{m['false_stop_rate']:.3f}</td></tr>"
+        for c in report.configs
+        for name, m in c.by_attack.items()
     )
     png = scatter_png(report)
     if png:
@@ -122,10 +131,13 @@ def write_html(report: WaspReport, path: Path) -> None:
         "end-to-end success.</p>"
         "<table><tr><th>configuration</th><th>tasks</th><th>PCR</th><th>CuP</th><th>PCR strict</th>"
         "<th>ASR interm.</th>"
-        "<th>ASR end-to-end</th><th>benign done</th><th>false stops</th><th>errors</th></tr>"
+        "<th>ASR end-to-end</th><th>detected</th><th>benign done</th><th>false stops</th>"
+        "<th>guard ms/step</th><th>LLM calls/step</th><th>errors</th></tr>"
         f"{rows}{paper}</table>"
-        f"{picture}<h2>Stopped actions and errors</h2><table><tr><th>config</th><th>task</th><th>agent</th>"
-        f"<th>stopped</th><th>errors</th></tr>{stops}</table></body></html>\n"
+        f"{picture}<h2>Per attacker goal</h2><table><tr><th>config</th><th>attacker goal</th><th>tasks</th>"
+        "<th>detected</th><th>PCR</th><th>benign false-stop rate</th></tr>"
+        f"{attacks}</table><h2>Stopped actions and errors</h2><table><tr><th>config</th><th>task</th>"
+        f"<th>agent</th><th>stopped</th><th>errors</th></tr>{stops}</table></body></html>\n"
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")

@@ -27,6 +27,7 @@ from pagewarden.policies.rules._instructions import (
     goal_supports_url,
     instruction_signals,
     reasoning_cites_page,
+    reasoning_follows_page,
 )
 from pagewarden.policies.rules._overlays import site_chrome
 
@@ -144,13 +145,20 @@ def untrusted_arrival(
         if why is not None and not (goal_supports_text(goal, el.label) and not nav.cross_site):
             snippet = " ".join(part for part in (el.context_text, unquote(nav.url), el.aria_text) if part)
             return Taint(f"reached through {why}", source_url, key, snippet[:1500], step.index)
-    if reasoning_cites_page(step.reasoning):
+    follows = reasoning_follows_page(step.reasoning)
+    if follows or reasoning_cites_page(step.reasoning):
         # The agent says the page sent it; that counts where the page also shows it: a URL found
-        # in the page, or a link among instructions.
+        # in the page, or a link among instructions; or where the agent says outright that it
+        # is doing what the page told it to (an injection need not spell out the URL it sends
+        # the agent to: "add my coworker as a Maintainer" leads to the members page). Then what
+        # the agent retells of the page's instructions is the untrusted text: values it later
+        # types there that only this text holds are the page's, not the user's.
         if action.kind in ("goto", "new_page") and obs.value_sources:
             snippet = obs.value_sources[0].snippet
         elif el is not None and instruction_signals(el.context_text).instruction_like:
             snippet = el.context_text
+        elif follows:
+            snippet = step.reasoning or ""
         else:
             return None
         return Taint("the agent's reasoning says the page sent it there", source_url, key, snippet[:1500],
