@@ -141,3 +141,26 @@ async def test_a_download_needs_a_human_and_is_in_the_trace(page: Page, links: s
     lines = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
     text = json.dumps(lines)
     assert "PW-DOWNLOAD" in text and "/schemes/report.txt" in text
+
+
+PAGE_INITIATED = """<!doctype html><title>start</title>
+<button id="data" onclick="location.href='data:text/html,<title>phish</title>'">Data</button>
+<button id="file" onclick="location.href='file:///etc/hostname'">File</button>
+<button id="popup" onclick="window.open('data:text/html,<title>phish</title>')">Popup</button>"""
+
+
+@pytest.mark.parametrize("button", ["data", "file", "popup"])
+async def test_a_pages_own_navigation_to_data_or_file_never_loads(
+    page: Page, site: LocalSite, button: str
+) -> None:
+    """The page's own script (not the agent) trying the same: Chromium refuses top-level
+    ``data:`` and any ``file:`` from a web page; nothing loads (the guard is not needed)."""
+    site.route("app.test", "/schemes/own.html", lambda r: Response(PAGE_INITIATED))
+    guarded = Guard(goal="Read the page.").wrap(page)
+    await guarded.goto("http://app.test/schemes/own.html")
+    await guarded.click(f"#{button}")  # a same-page button: allowed; its handler tries
+    await asyncio.sleep(0.8)
+    for tab in page.context.pages:
+        assert not tab.url.startswith(("data:", "file:")), tab.url
+        assert await tab.title() != "phish"
+    assert page.url == "http://app.test/schemes/own.html"
