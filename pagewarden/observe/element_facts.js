@@ -705,22 +705,45 @@ function __pwLibrary() {
     };
   }
 
-  function attrQuery(names, value) {
-    const quoted = '"' + replaceText(replaceText(value, /\\/g, "\\\\"), /"/g, '\\"') + '"';
-    return joinList(names.map((n) => "[" + n + "*=" + quoted + " i]"), ", ");
-  }
-
-  // Page-wide searches are cached until the DOM changes (a mutation observer bumps the version).
+  // Page-wide searches are cached until the DOM changes (a mutation observer bumps the version;
+  // records not yet delivered are taken at each read, so a change just before it counts).
   let domVersion = 0;
   const sourceCache = new Map();
   let observing = false;
+  let changes = null;
+  const takeRecords = uncurry(MutationObserver.prototype.takeRecords);
   function observeChanges() {
-    if (observing) return;
+    if (observing) {
+      if (takeRecords(changes).length) domVersion++;
+      return;
+    }
     observing = true;
     try {
-      new MutationObserver(() => { domVersion++; }).observe(document,
-        {subtree: true, childList: true, characterData: true, attributes: true});
+      changes = new MutationObserver(() => { domVersion++; });
+      changes.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
     } catch (e) { observing = false; }
+  }
+
+  // What the page-wide search reads, gathered once per DOM version: the body's text in lower
+  // case, and the elements carrying link targets or labelling attributes with their values.
+  // (One pass each; a search is then a scan of strings, not a selector run over every element.)
+  let pageIndex = null;
+  function indexOfPage(doc, body) {
+    if (observing && pageIndex && pageIndex.version === domVersion && pageIndex.body === body) return pageIndex;
+    const links = [], labels = [];
+    for (const el of docQueryAll(doc, "[href], [action]")) {
+      const href = getAttr(el, "href"), action = getAttr(el, "action");
+      push(links, [el, toLower(href || ""), toLower(action || ""), href || action || ""]);
+    }
+    for (const el of docQueryAll(doc, "[aria-label], [title], [aria-description], [alt]")) {
+      const parts = [getAttr(el, "aria-label"), getAttr(el, "title"), getAttr(el, "aria-description"), getAttr(el, "alt")];
+      let lowered = "";
+      for (const v of parts) if (v) lowered += toLower(v) + "\u0000";
+      push(labels, [el, parts, lowered]);
+    }
+    const index = {version: domVersion, body, text: toLower(textContentOf(body) || ""), links, labels};
+    if (observing) pageIndex = index;
+    return index;
   }
 
   function sources(needle, opts) {
@@ -762,7 +785,8 @@ function __pwLibrary() {
         kind,
       });
     };
-    if (indexOf(toLower(textContentOf(body) || ""), lower) >= 0) {
+    const page = indexOfPage(doc, body);
+    if (indexOf(page.text, lower) >= 0) {
       const walker = makeWalker(doc, body, SHOW_TEXT);
       let node, seen = 0;
       while ((node = walkNext(walker)) && out.length < 4 && seen < 50000) {
@@ -776,25 +800,21 @@ function __pwLibrary() {
     }
     const linkBlock = joinList(UGC_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li";
     const hrefNeedle = opts.path && opts.path.length >= 2 ? opts.path : needle;
-    let candidates = [];
-    try { candidates = docQueryAll(doc, attrQuery(["href"], hrefNeedle) + ", " + attrQuery(["action"], hrefNeedle)); }
-    catch (e) { /* a needle the selector syntax cannot carry: text search only */ }
-    for (const a of candidates) {
+    const hrefLower = toLower(hrefNeedle);
+    for (const [a, hrefAttr, actionAttr, raw] of page.links) {
       if (out.length >= 6) break;
-      const raw = getAttr(a, "href") || getAttr(a, "action") || "";
+      if (indexOf(hrefAttr, hrefLower) < 0 && indexOf(actionAttr, hrefLower) < 0) continue;
       const href = raw ? resolve(raw, a) : "";
       if (href && indexOf(toLower(href), lower) >= 0) {
         add(a, textOf(closestAcross(a, linkBlock) || a, 900) + " " + href, "href");
       }
     }
-    let labelled = [];
-    try { labelled = docQueryAll(doc, attrQuery(["aria-label", "title", "aria-description", "alt"], needle)); }
-    catch (e) { /* see above */ }
-    for (const a of labelled) {
+    for (const [a, parts, lowered] of page.labels) {
       if (out.length >= 6) break;
-      const label = joinList([getAttr(a, "aria-label"), getAttr(a, "title"), getAttr(a, "aria-description"),
-        getAttr(a, "alt")].filter(Boolean), " ");
-      add(a, label, "attribute");
+      if (indexOf(lowered, lower) < 0) continue;
+      const shown = [];
+      for (const v of parts) if (v) push(shown, v);
+      add(a, joinList(shown, " "), "attribute");
     }
     return out;
   }
@@ -902,6 +922,34 @@ function __pwLibrary() {
   const controlOf = getter(HTMLLabelElement.prototype, "control");
   const originOfURL = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
   const Set_ = W.Set;
+  // The names a mirror search compares, gathered once per DOM version and document: elements by
+  // their exact aria-label / placeholder, and the text of the first 150 labels.
+  const fieldNames = new WeakMap();
+  const labelsByTag = uncurry(Document.prototype.getElementsByTagName);
+  function namesOfFields(doc) {
+    observeChanges();
+    const cacheable = observing && doc === document;  // the observer watches this document only
+    const hit = cacheable ? fieldNames.get(doc) : null;
+    if (hit && hit.version === domVersion) return hit;
+    const byAttr = new Map();
+    for (const other of docQueryAll(doc, "[aria-label], [placeholder]")) {
+      for (const a of ["aria-label", "placeholder"]) {
+        const v = getAttr(other, a);
+        if (v === null) continue;
+        const list = byAttr.get(v);
+        if (list) { if (list[list.length - 1] !== other) push(list, other); } else byAttr.set(v, [other]);
+      }
+    }
+    const labels = [];
+    for (const label of labelsByTag(doc, "label")) {
+      if (labels.length >= 150) break;
+      push(labels, [textContentOf(label) || "", label]);
+    }
+    const names = {version: domVersion, byAttr, labels};
+    if (cacheable) fieldNames.set(doc, names);
+    return names;
+  }
+
   function fieldFacts(el) {
     // The field itself: how visible it is, and whether another field on the page carries the same
     // accessible name (a mirror), in which form, posting where. Candidates are found natively and
@@ -922,17 +970,10 @@ function __pwLibrary() {
     }
     if (name && !ownForm) {
       const doc = ownerDocumentOf(el);
+      const named = namesOfFields(doc);
       const candidates = [];
-      try {
-        const quoted = '"' + replaceText(replaceText(shown, /\\/g, "\\\\"), /"/g, '\\"') + '"';
-        for (const other of docQueryAll(doc, "[aria-label=" + quoted + "], [placeholder=" + quoted + "]")) {
-          push(candidates, other);
-        }
-      } catch (e) { /* a name the selector syntax cannot carry */ }
-      let labels = 0;
-      for (const label of docQueryAll(doc, "label")) {
-        if (++labels > 150) break;
-        const text = textContentOf(label) || "";
+      for (const other of named.byAttr.get(shown) || []) push(candidates, other);
+      for (const [text, label] of named.labels) {
         if (text.length < name.length || text.length > name.length * 3 + 24) continue;
         const control = controlOf(label);
         if (control && toLower(trimText(replaceText(text, /\s+/g, " "))) === name) push(candidates, control);

@@ -186,6 +186,11 @@ class Recorder:
     def error(self, flow: http.HTTPFlow) -> None:
         self._save(flow)
 
+    def http_connect_error(self, flow: http.HTTPFlow) -> None:
+        """A refused CONNECT (a blocked HTTPS host): saved with its 403 and refusal."""
+        self.request(flow)
+        self._save(flow)
+
     def websocket_end(self, flow: http.HTTPFlow) -> None:
         self._save(flow)
 
