@@ -97,7 +97,7 @@ def _scheme_finding(url: str, how: str, page_url: str) -> Finding | None:
     text = url.strip()
     parsed = parse_url(text) if text else None
     scheme = parsed.scheme if parsed is not None else ""
-    if not scheme or scheme in _WEB or scheme == "javascript" or text.lower() in _EMPTY:
+    if not scheme or scheme in _WEB or scheme == "javascript" or text.lower().split("#", 1)[0] in _EMPTY:
         return None
     if scheme in _GENERATED and parsed is not None and _same_site(parsed, page_url):
         return None  # made by this site's own script: like the page rewriting itself
