@@ -27,6 +27,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -62,7 +63,14 @@ class _Context:
     page_url: ParsedURL
 
 
-def _b64_decoded(text: str) -> Iterator[str]:
+@lru_cache(maxsize=4096)
+def _b64_decoded(text: str) -> tuple[str, ...]:
+    """The printable texts that base64 runs in `text` decode to (memoised: a page's requests
+    repeat their headers)."""
+    return tuple(_b64_runs(text))
+
+
+def _b64_runs(text: str) -> Iterator[str]:
     for match in _B64.finditer(text):
         run = match.group(0).rstrip("=")
         for alphabet in (None, b"-_"):
