@@ -1292,8 +1292,7 @@ function __pwLibrary() {
       if (raw === null) continue;
       const now = resolve(trimText(raw), node);
       if (!pinned.allowed.has(originOf(now)) && !testRe(/^javascript:/i, now)) stop(event, now, "link");
-      else if (pinned.target && !testRe(/^javascript:/i, now) &&
-               !(pinned.target.link && sameTarget(now, pinned.target.link))) stop(event, now, "link");
+      else if (pinned.target && pinned.target.link && !sameTarget(now, pinned.target.link)) stop(event, now, "link");
       return;
     }
   }
@@ -1305,9 +1304,7 @@ function __pwLibrary() {
     const attr = (submitter && getAttr(submitter, "formaction")) || getAttr(form, "action");
     const now = attr && trimText(attr) ? resolve(attr, form) : docURLOf(ownerDocumentOf(form));
     if (!pinned.allowed.has(originOf(now))) stop(event, now, "form");
-    else if (pinned.target && (pinned.target.form ? !sameTarget(now, pinned.target.form) : !!pinned.target.link)) {
-      stop(event, now, "form");
-    }
+    else if (pinned.target && pinned.target.form && !sameTarget(now, pinned.target.form)) stop(event, now, "form");
   }
   const replaceState = uncurry(History.prototype.replaceState);
   const historyState = getter(History.prototype, "state");
