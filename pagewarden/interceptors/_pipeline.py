@@ -569,6 +569,18 @@ def _observation_failed(
     return guard.stop(step, verdict)
 
 
+def _tag_tab(network: Any, page: Any, tab: str | None) -> Pipeline:
+    """Once per tab, before its first judged action runs: the page sends its tab id to the
+    proxy (per-tab grants). A page that cannot be tagged keeps the untagged grants."""
+    if page is None or not network.needs_tag(tab):
+        return
+    try:
+        yield Call(page.set_extra_http_headers, ({"Accept-Language": network.tab_language(tab)},))
+    except Exception:  # noqa: BLE001 - a closed page: its grants stay untagged
+        return
+    network.tagged(tab, getattr(page, "url", None))
+
+
 def guarded_action(
     shared: SharedState,
     owner: Guarded,
@@ -637,6 +649,7 @@ def guarded_action(
     call_args = tuple(shared.unwrap(a) for a in args)
     call_kwargs = {k: shared.unwrap(v) for k, v in kwargs.items()}
     if network is not None:
+        yield from _tag_tab(network, page, step.observation.tab)
         network.grant(step, verdict)  # the proxy lets this action's navigation through
     executed = time.perf_counter()
     pinned = (
