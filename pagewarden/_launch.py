@@ -13,7 +13,11 @@ from typing import Any
 from pagewarden._browser import chromium_launch_options
 from pagewarden.guard import Guard
 
-__all__ = ["launch", "launch_sync"]
+__all__ = ["launch", "launch_sync", "per_context_proxy_launch_options", "proxied_context_options"]
+
+#: The browser-wide proxy of a browser whose contexts each have their own proxy (Playwright
+#: needs one at launch for per-context proxies; nothing ever reaches it).
+PER_CONTEXT_PROXY = "http://per-context.invalid:9"
 
 _NO_BROWSER = (
     "no Chromium to launch: install Debian's chromium (apt-get install chromium), set "
@@ -67,7 +71,40 @@ def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[s
         headers = {k: v for k, v in dict(result.get("extra_http_headers") or {}).items()
                    if k.lower() != "accept-language"}  # fmt: skip
         headers["Accept-Language"] = accept_language(network.token, result.get("locale"))
+        network.locale = result.get("locale")  # each tab's own value keeps the languages
         result["extra_http_headers"] = headers
+    return result
+
+
+def per_context_proxy_launch_options(headless: bool = True, args: tuple[str, ...] = ()) -> dict[str, Any]:
+    """`playwright.chromium.launch` options for one browser whose contexts each go through
+    their own session proxy (`proxied_context_options`): the flags of `launch(proxy=True)`
+    that are not per proxy — loopback not bypassed, no QUIC, no WebRTC UDP, Chromium
+    resolves no name itself (every name fails; the proxies resolve), the per-user CA pinned."""
+    from pagewarden.proxy._ca import spki_pin
+
+    flags = (
+        "--proxy-bypass-list=<-loopback>",
+        "--disable-quic",
+        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+        f"--ignore-certificate-errors-spki-list={spki_pin()}",
+    )
+    options = chromium_launch_options(headless=headless, extra_args=(*flags, *args))
+    options["proxy"] = {"server": PER_CONTEXT_PROXY}
+    return options
+
+
+def proxied_context_options(
+    active: Guard, server: Any, options: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """`browser.new_context` options sending the context through `server` (a started
+    `session_proxy(active)`) with the session's token, loopback not bypassed, no service
+    workers (for a browser from `per_context_proxy_launch_options`)."""
+    if getattr(active, "network", None) is None:
+        raise ValueError("the guard has no network session: start session_proxy(guard) first")
+    result = _context_options(options, active)
+    result["proxy"] = {"server": server.url, "bypass": "<-loopback>"}
     return result
 
 

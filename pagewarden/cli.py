@@ -459,6 +459,13 @@ def replay_command(
 )
 @click.option("--scenario", "scenarios", multiple=True, help="Run only this scenario (repeatable).")
 @click.option(
+    "--proxy/--no-proxy",
+    default=True,
+    show_default=True,
+    help="Guarded runs go through the network layer too (each run its own proxy, as "
+    "launch(proxy=True) does); --no-proxy: the browser layer alone.",
+)
+@click.option(
     "--ask/--no-ask",
     default=None,
     help="Answer ASK decisions on this terminal (default: when stdin is a terminal; otherwise an ASK stops "
@@ -470,6 +477,7 @@ def demo(
     headed: bool,
     unguarded: bool,
     scenarios: tuple[str, ...],
+    proxy: bool,
     ask: bool | None,
     llm_base_url: str | None,
     llm_model: str | None,
@@ -478,9 +486,9 @@ def demo(
     """Run scripted agents on a local tracker and forum with planted prompt injections.
 
     Guarded (the default), every action goes through the embedded default guard (no policy
-    file, no LLM, no network): exit 0 when every planted attack is stopped and every benign
-    action runs with its effect, 1 otherwise. With --unguarded, exit 0 when every attack
-    works on a raw page.
+    file, no LLM) and every request through its network layer (--no-proxy: not): exit 0
+    when every planted attack is stopped and every benign action runs with its effect, 1
+    otherwise. With --unguarded, exit 0 when every attack works on a raw page.
     """
     from pagewarden.demo.runner import run_demo
     from pagewarden.guard import terminal_approver
@@ -497,6 +505,7 @@ def demo(
             console=console,
             approver=terminal_approver() if ask else None,
             llm=llm,
+            proxy=proxy,
         )
     except KeyError as exc:
         raise click.UsageError(str(exc.args[0])) from None

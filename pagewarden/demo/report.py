@@ -139,6 +139,14 @@ def print_result(result: DemoResult, console: Console | None = None) -> None:
             Text(run.summary, style=style),
         )
     console.print(summary)
+    proxied = [run for run in result.runs if run.proxied_requests is not None]
+    if proxied:
+        handled = sum(run.proxied_requests or 0 for run in proxied)
+        refused = sum(len(run.network_refusals) for run in proxied)
+        console.print(
+            f"network layer: {len(proxied)} run(s) through their own proxy, {handled} request(s) "
+            f"judged there, {refused} refused", highlight=False,
+        )  # fmt: skip
     if not result.guarded:
         received = [(run.scenario.id, line) for run in result.runs for line in run.evil_received]
         console.print(f"evil.test received {len(received)} request(s):", style="bold", highlight=False)
@@ -172,6 +180,8 @@ def result_data(result: DemoResult) -> dict[str, Any]:
                 "summary": run.summary,
                 "outcome": run.outcome,
                 "evil_received": run.evil_received,
+                "proxied_requests": run.proxied_requests,
+                "network_refusals": run.network_refusals,
                 "trace": run.trace,
                 "error": run.error,
                 "steps": [

@@ -20,6 +20,7 @@ from typing import Any
 from playwright.async_api import Browser, async_playwright
 
 from pagewarden._browser import chromium_launch_options
+from pagewarden._launch import per_context_proxy_launch_options, proxied_context_options
 from pagewarden.demo._agent import Agent, AgentStopped, StepRecord
 from pagewarden.demo.agents import SCENARIOS, Outcome, Scenario, scenario_by_id
 from pagewarden.demo.site import DemoSite
@@ -65,6 +66,9 @@ class AgentRun:
     evil_received: list[str] = field(default_factory=list)
     trace: str | None = None  # relative to the output directory
     error: str | None = None  # the script failed outside a step
+    #: through the network layer: requests its proxy handled, and what it refused (rule host)
+    proxied_requests: int | None = None
+    network_refusals: list[str] = field(default_factory=list)
 
     @property
     def attack_steps(self) -> list[StepRecord]:
@@ -140,10 +144,14 @@ async def run_agent(
     out: Path,
     approver: Approver | None = None,
     llm: Any = None,
+    proxy: bool = False,
 ) -> AgentRun:
     """Run one agent ("benign" or "naive") through `scenario` in a fresh browser context.
 
     The site's state is reset first; screenshots (and, guarded, the trace) go under `out`.
+    With `proxy` (guarded runs), the context goes through the guard's own network layer
+    (`session_proxy`, started and checked first; the browser must come from
+    `per_context_proxy_launch_options`).
     """
     script = scenario.benign if agent_name == "benign" else scenario.naive
     if script is None:
@@ -153,8 +161,33 @@ async def run_agent(
     mark = site.mark()
     run = AgentRun(scenario, agent_name, guarded)
     prefix = f"{scenario.id}-{agent_name}" + ("" if guarded else "-unguarded")
-    context = await browser.new_context(viewport=VIEWPORT)
     guard = None
+    network = None
+    context_options: dict[str, Any] = {"viewport": VIEWPORT}
+    if guarded:
+        trace_path = out / "traces" / f"{prefix}.jsonl"
+        trace_path.parent.mkdir(parents=True, exist_ok=True)
+        trace_path.unlink(missing_ok=True)
+        guard = Guard(
+            goal=scenario.goal,
+            secrets=scenario.secrets,
+            trace=trace_path,
+            screenshots=True,
+            approver=approver,
+            llm=llm,
+        )
+        if proxy:
+            counter = _RequestCount()
+            network = await _start_network(guard, site, counter)
+            context_options = proxied_context_options(guard, network, context_options)
+    try:
+        context = await browser.new_context(**context_options)
+    except BaseException:
+        if network is not None:
+            network.stop()
+        if guard is not None:
+            guard.close()
+        raise
     try:
         if scenario.signed_in:
             await context.add_cookies([site.session_cookie(site.sign_in_session())])  # type: ignore[list-item]
@@ -162,18 +195,7 @@ async def run_agent(
         page.set_default_timeout(STEP_TIMEOUT_MS)
         target: Any = page
         verdicts = None
-        if guarded:
-            trace_path = out / "traces" / f"{prefix}.jsonl"
-            trace_path.parent.mkdir(parents=True, exist_ok=True)
-            trace_path.unlink(missing_ok=True)
-            guard = Guard(
-                goal=scenario.goal,
-                secrets=scenario.secrets,
-                trace=trace_path,
-                screenshots=True,
-                approver=approver,
-                llm=llm,
-            )
+        if guard is not None:
             target = guard.wrap(page)
             verdicts = TraceTail(trace_path)
             run.trace = trace_path.relative_to(out).as_posix()
@@ -186,15 +208,50 @@ async def run_agent(
             run.error = f"{type(exc).__name__}: {exc}"
         run.steps = agent.steps
         final_url = page.url
+        if network is not None and guard is not None and guard.network is not None:
+            run.proxied_requests = counter.count
+            run.network_refusals = [
+                f"{r.rule} {r.host}" for r in guard.network.refusals if r.rule != "no_session"
+            ]
     finally:
-        if guard is not None:
-            guard.close()
-        await context.close()
+        try:
+            await context.close()
+        finally:
+            if network is not None:
+                network.stop()
+            if guard is not None:
+                guard.close()
     outcome = Outcome(site, mark, final_url)
     check = scenario.effect if agent_name == "benign" else scenario.harm
     run.outcome = check(outcome) if check is not None else None
     run.evil_received = outcome.evil()
     return run
+
+
+class _RequestCount:
+    """mitmproxy addon: how many requests of the session the proxy handled."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def request(self, flow: Any) -> None:
+        if flow.metadata.get("pagewarden_session"):
+            self.count += 1
+
+
+async def _start_network(guard: Guard, site: DemoSite, counter: _RequestCount) -> Any:
+    """The guard's network layer for one run: its policies, session token and grants, the
+    demo's hosts resolved by the proxy; started and checked before any page loads."""
+    from pagewarden.proxy._session import session_proxy, verify_enforcing
+
+    network = session_proxy(guard, host_map={"*.test": site.port}, addons=(counter,))
+    await network.start_async()
+    try:
+        await asyncio.to_thread(verify_enforcing, network)
+    except BaseException:
+        network.stop()
+        raise
+    return network
 
 
 async def run_demo_async(
@@ -205,19 +262,25 @@ async def run_demo_async(
     scenarios: Iterable[Scenario] = SCENARIOS,
     approver: Approver | None = None,
     llm: Any = None,
+    proxy: bool = False,
 ) -> DemoResult:
     """Run the scenarios' agents (benign and naive guarded; naive only unguarded).
 
     `approver` answers ASK decisions; without one an ASK stops the action. `llm` (an
-    `LLMConfig`) adds the semantic tier to every guard.
+    `LLMConfig`) adds the semantic tier to every guard. `proxy`: guarded runs go through
+    the network layer too (each run its own proxy, as `launch(proxy=True)` does).
     """
+    proxy = proxy and guarded
     out = Path(out)
     for stale in ("screenshots", "traces"):  # left by an earlier run into the same directory
         shutil.rmtree(out / stale, ignore_errors=True)
     result = DemoResult(guarded=guarded, out_dir=out)
     with DemoSite() as site:
         async with async_playwright() as playwright:
-            options = chromium_launch_options(headless=not headed, host_map={"*.test": site.port})
+            if proxy:
+                options = per_context_proxy_launch_options(headless=not headed)
+            else:
+                options = chromium_launch_options(headless=not headed, host_map={"*.test": site.port})
             browser = await playwright.chromium.launch(**options)
             try:
                 for scenario in scenarios:
@@ -227,7 +290,7 @@ async def run_demo_async(
                             continue
                         run = await run_agent(
                             browser, site, scenario, name,
-                            guarded=guarded, out=out, approver=approver, llm=llm,
+                            guarded=guarded, out=out, approver=approver, llm=llm, proxy=proxy,
                         )  # fmt: skip
                         result.runs.append(run)
             finally:
@@ -244,6 +307,7 @@ def run_demo(
     console: Any = None,
     approver: Approver | None = None,
     llm: Any = None,
+    proxy: bool = False,
 ) -> DemoResult:
     """Run the demo, print the table, write ``report.html`` and ``results.json`` into `out`.
 
@@ -254,7 +318,9 @@ def run_demo(
     out = Path(out) if guarded else Path(out) / "unguarded"
     chosen = [scenario_by_id(s) for s in scenario_ids] if scenario_ids else list(SCENARIOS)
     result = asyncio.run(
-        run_demo_async(out, guarded=guarded, headed=headed, scenarios=chosen, approver=approver, llm=llm)
+        run_demo_async(
+            out, guarded=guarded, headed=headed, scenarios=chosen, approver=approver, llm=llm, proxy=proxy
+        )
     )
     write_json(result, Path(out) / "results.json")
     write_html(result, Path(out) / "report.html")

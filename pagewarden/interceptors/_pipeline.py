@@ -53,6 +53,8 @@ _URL_KINDS = frozenset({"goto", "new_page", "request"})
 _NEEDS_SOURCES = frozenset({"fill", "type"}) | _URL_KINDS
 #: Actions that type into their target: the reader also reports the field itself (mirrors, opacity).
 _TYPING = frozenset({"fill", "type", "press", "clear"})
+#: An observation note: the reader stopped a navigation the page started after an earlier action.
+EARLIER_STOP = "navigation-stopped: "
 Pipeline = Generator[Call, Any, Any]
 
 
@@ -219,8 +221,17 @@ def _observe(
     lib = shared.facts_reader
     field = action.kind in _TYPING
     activate = activation_options(name, spec, action, kwargs)
-    # Every activation the guard judges pins the origins it judged until it has run.
-    pin = activate is not None and shared.guard.mode == "enforce"
+    # Every activation the guard judges pins the origins it judged until it has run; any other
+    # action on an element (hover, focus, typing, a change) pins the page's own origin, so a
+    # navigation the page's handlers start in answer to it cannot go elsewhere unjudged.
+    # With a network layer, navigations the page's script starts are the proxy's (it refuses and
+    # reports them): the reader then pins link and form activations only ("links").
+    pin: bool | str = False
+    if shared.guard.mode == "enforce" and spec.target not in ("none", "dialog", "chooser"):
+        if getattr(shared.guard, "network", None) is not None:
+            pin = "links" if activate is not None else False
+        else:
+            pin = True if activate is not None else "page"
     pending = shared.pending_registration(page) if page is not None else None
     if pending is not None:
         # registered at wrap time: the first action waits for it to have gone through
@@ -252,6 +263,7 @@ def _observe(
     sources: tuple[TextSource, ...] = ()
     raw = owner._pw_obj
     timeout = kwargs.get("timeout")
+    stops: list[dict[str, Any]] = []  # navigations the reader stopped after an earlier action
 
     def read(engine: str | None) -> Pipeline:
         target: ElementFacts | None = None
@@ -271,18 +283,19 @@ def _observe(
                 field=field,
                 activate=activate,
                 engine=engine,
+                stops=stops,
             )
         elif spec.target == "self" and owner._pw_type == "ElementHandle":
             target, sources = yield from facts_of_handle(
                 raw, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
-                engine=engine, pin=pin,
+                engine=engine, pin=pin, stops=stops,
             )  # fmt: skip
         elif spec.target == "selector" and action.selector is not None:
             strict = bool(kwargs.get("strict", False))
             target, count, sources = yield from facts_of_locator(
                 raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
                 ugc_selectors=ugc, selector=action.selector, lib=lib, pin=pin, field=field,
-                activate=activate, engine=engine,
+                activate=activate, engine=engine, stops=stops,
             )  # fmt: skip
         elif spec.target in ("point", "mouse") and page is not None:
             if spec.target == "point":
@@ -293,6 +306,7 @@ def _observe(
             target, sources = yield from facts_at_point(
                 page, x, y, needle=needle, ugc_selectors=ugc, lib=lib, field=field,
                 activate=point_activate, pointer=spec.target == "mouse", engine=engine, pin=pin,
+                stops=stops,
             )  # fmt: skip
         elif spec.target == "chooser":
             target, sources = yield from facts_of_handle(
@@ -303,7 +317,7 @@ def _observe(
         elif spec.target == "focused" and page is not None:
             target, sources = yield from facts_of_focused(
                 page, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
-                engine=engine, pin=pin,
+                engine=engine, pin=pin, stops=stops,
             )  # fmt: skip
         elif needle and page is not None:
             try:
@@ -345,6 +359,7 @@ def _observe(
             target, drop, count, sources = yield from read(None)
     except FactsUnavailable as exc:
         notes.append(f"facts-unavailable: {exc}")
+    notes.extend(f"{EARLIER_STOP}{s.get('how', 'navigation')} to {s.get('actual')}" for s in stops[:4])
     title: str | None = None
     snapshot: str | None = None
     if shared.guard.snapshot and page is not None:
@@ -470,6 +485,38 @@ def _report_unavailable(step: Step, verdict: Verdict, reason: str) -> Verdict:
     )
 
 
+def _stopped_earlier(step: Step, stops: list[str], guard_mode: str) -> Verdict:
+    """The verdict that tells the agent, at its next action, that the page tried to navigate
+    by itself after the previous one and the reader stopped it (this action does not run: it
+    is heard once, as the network layer's refusals are)."""
+    message = (
+        "after your previous action the page tried to leave for a site nobody judged ("
+        + "; ".join(stops)
+        + "); it was stopped"
+    )
+    finding = Finding(
+        policy_id="PW-GUARD",
+        rule="destination_pinning",
+        message=message,
+        risk_level="high",
+        score=0.9,
+        guidance="The page tried to take you elsewhere by itself; you are still on the same page. "
+        "This action did not run: retry it if the task still needs it. If the task needs that "
+        "other site, open it with goto, so that it is judged.",
+        evidence={"stopped": stops},
+    )
+    return Verdict(
+        decision=Decision.BLOCK,
+        score=0.9,
+        findings=(finding,),
+        explanation=f"[PW-GUARD/destination_pinning] {message}",
+        guidance=finding.guidance,
+        mode=guard_mode,
+        enforced=guard_mode == "enforce",
+        step_index=step.index,
+    )
+
+
 def _fail_closed(step: Step, message: str, guard_mode: str) -> Verdict:
     finding = Finding(
         policy_id="PW-GUARD",
@@ -522,6 +569,18 @@ def _observation_failed(
     return guard.stop(step, verdict)
 
 
+def _tag_tab(network: Any, page: Any, tab: str | None) -> Pipeline:
+    """Once per tab, before its first judged action runs: the page sends its tab id to the
+    proxy (per-tab grants). A page that cannot be tagged keeps the untagged grants."""
+    if page is None or not network.needs_tag(tab):
+        return
+    try:
+        yield Call(page.set_extra_http_headers, ({"Accept-Language": network.tab_language(tab)},))
+    except Exception:  # noqa: BLE001 - a closed page: its grants stay untagged
+        return
+    network.tagged(tab, getattr(page, "url", None))
+
+
 def guarded_action(
     shared: SharedState,
     owner: Guarded,
@@ -556,9 +615,12 @@ def guarded_action(
     observed = time.perf_counter()
     step = guard.make_step(action, observation, reasoning)
     unreadable = [n for n in observation.notes if n.startswith("facts-unavailable")]
+    earlier = [n[len(EARLIER_STOP) :] for n in observation.notes if n.startswith(EARLIER_STOP)]
     try:
         if unreadable and spec.target != "none":
             verdict = _fail_closed(step, unreadable[0], guard.mode)
+        elif earlier and guard.mode == "enforce":
+            verdict = _stopped_earlier(step, earlier, guard.mode)
         else:
             # The deterministic tiers, then the model where the cascade consults it.
             verdict = yield from guard.judge(step, owner.page_raw())
@@ -587,6 +649,7 @@ def guarded_action(
     call_args = tuple(shared.unwrap(a) for a in args)
     call_kwargs = {k: shared.unwrap(v) for k, v in kwargs.items()}
     if network is not None:
+        yield from _tag_tab(network, page, step.observation.tab)
         network.grant(step, verdict)  # the proxy lets this action's navigation through
     executed = time.perf_counter()
     pinned = (

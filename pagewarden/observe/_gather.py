@@ -225,11 +225,14 @@ def _sources(items: Sequence[Any]) -> tuple[TextSource, ...]:
     return tuple(out)
 
 
-def _check(result: Any) -> dict[str, Any]:
+def _check(result: Any, stops: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     if not isinstance(result, dict):
         raise FactsUnavailable(f"the facts script returned {type(result).__name__}")
     if "__error" in result:
         raise FactsUnavailable(f"the facts script failed in the page: {result['__error']}")
+    if stops is not None:
+        # navigations the reader stopped after an earlier action (see `stopped_navigations`)
+        stops.extend(item for item in result.get("earlier_stops") or () if isinstance(item, dict))
     return result
 
 
@@ -254,10 +257,11 @@ def facts_of_locator(
     ugc_selectors: Sequence[str] = (),
     selector: str | None = None,
     lib: str | None = None,
-    pin: bool = False,
+    pin: bool | str = False,
     field: bool = False,
     activate: dict[str, Any] | None = None,
     engine: str | None = None,
+    stops: list[dict[str, Any]] | None = None,
 ) -> Gather:
     """Facts of the element `locator` resolves to, its match count and where `needle` occurs.
 
@@ -279,7 +283,7 @@ def facts_of_locator(
     if engine:
         try:
             scope = locator if strict else locator.first
-            result = _check((yield from _read(scope, engine, "locator", opts, timeout)))
+            result = _check((yield from _read(scope, engine, "locator", opts, timeout)), stops)
         except (FactsUnavailable, EngineMissing):
             raise
         except Exception as exc:
@@ -289,13 +293,13 @@ def facts_of_locator(
             raise
         count = 1 if strict else None
         return _facts(result.get("facts"), selector), count, _sources(result.get("sources", ()))
-    result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)))
+    result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)), stops)
     if result["count"] == 0:
         wait_kwargs: dict[str, Any] = {"state": "attached"}
         if timeout is not None:
             wait_kwargs["timeout"] = timeout
         yield Call(locator.first.wait_for, (), wait_kwargs)
-        result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)))
+        result = _check((yield from _run(locator.evaluate_all, "locator", (), opts)), stops)
     if result["count"] > 1 and strict:
         # Let Playwright raise its strict-mode violation, exactly as the action would.
         yield Call(locator.evaluate, ("() => null",))
@@ -311,7 +315,8 @@ def facts_of_handle(
     field: bool = False,
     activate: dict[str, Any] | None = None,
     engine: str | None = None,
-    pin: bool = False,
+    pin: bool | str = False,
+    stops: list[dict[str, Any]] | None = None,
 ) -> Gather:
     """Facts of an element handle (what the action activates through it). Returns ``(facts, sources)``."""
     opts = {
@@ -328,9 +333,9 @@ def facts_of_handle(
             raise
         if holder is None:
             raise FactsUnavailable("the facts reader gave no answer")
-        result = _check(_parse((yield Call(holder.get_attribute, ("d",)))))
+        result = _check(_parse((yield Call(holder.get_attribute, ("d",)))), stops)
         return _facts(result.get("facts"), "element-handle"), _sources(result.get("sources", ()))
-    result = _check((yield from _run(handle.evaluate, "handle", (), opts)))
+    result = _check((yield from _run(handle.evaluate, "handle", (), opts)), stops)
     return _facts(result.get("facts"), "element-handle"), _sources(result.get("sources", ()))
 
 
@@ -346,7 +351,8 @@ def facts_at_point(
     activate: dict[str, Any] | None = None,
     pointer: bool = False,
     engine: str | None = None,
-    pin: bool = False,
+    pin: bool | str = False,
+    stops: list[dict[str, Any]] | None = None,
 ) -> Gather:
     """Facts of the element at viewport point (x, y) (into same-origin frames; with
     `activate`, of what a click there activates; with `pointer`, at the mouse's last position
@@ -356,9 +362,9 @@ def facts_at_point(
         "activate": activate, "pointer": pointer, "pin": pin,
     }  # fmt: skip
     if engine:
-        result = _check((yield from _read(page_or_frame, engine, "point", opts, document=True)))
+        result = _check((yield from _read(page_or_frame, engine, "point", opts, document=True)), stops)
     else:
-        result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)))
+        result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)), stops)
     return _facts(result.get("facts"), f"point({x:g},{y:g})"), _sources(result.get("sources", ()))
 
 
@@ -371,7 +377,8 @@ def facts_of_focused(
     field: bool = False,
     activate: dict[str, Any] | None = None,
     engine: str | None = None,
-    pin: bool = False,
+    pin: bool | str = False,
+    stops: list[dict[str, Any]] | None = None,
 ) -> Gather:
     """Facts of the focused element (where keyboard input goes; with `activate`, of what the
     key activates there). Returns ``(facts, sources)``."""
@@ -380,9 +387,9 @@ def facts_of_focused(
         "activate": activate, "pin": pin,
     }  # fmt: skip
     if engine:
-        result = _check((yield from _read(page_or_frame, engine, "focused", opts, document=True)))
+        result = _check((yield from _read(page_or_frame, engine, "focused", opts, document=True)), stops)
     else:
-        result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)))
+        result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)), stops)
     return _facts(result.get("facts"), ":focus"), _sources(result.get("sources", ()))
 
 

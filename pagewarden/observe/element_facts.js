@@ -342,6 +342,22 @@ function __pwLibrary() {
   const clientLeftOf = getter(EP, "clientLeft");
   const clientTopOf = getter(EP, "clientTop");
   const contentWindowOf = getter(HTMLIFrameElement.prototype, "contentWindow");
+  // Every element that holds a nested document: <iframe>, <frame>, <object>, <embed>.
+  const FRAME_TAGS = ["iframe", "frame", "object", "embed"];
+  const frameGetters = [[HTMLIFrameElement, "iframe"], [W.HTMLFrameElement, "frame"], [HTMLObjectElement, "object"]]
+    .filter(([C]) => !!C)
+    .map(([C, t]) => [t, getter(C.prototype, "contentWindow"), getter(C.prototype, "contentDocument")]);
+  const isFrameEl = (el) => isHTML(el) && FRAME_TAGS.includes(tag(el));
+  function frameParts(el) {
+    // [window, document] of a nested document the reader may enter (same origin), else nulls.
+    const t = tag(el);
+    for (const [name, win, doc] of frameGetters) {
+      if (name !== t) continue;
+      try { return [win(el), doc(el)]; } catch (e) { return [null, null]; }
+    }
+    return [null, null];  // <embed>: its document is never entered
+  }
+  const frameSrc = (el) => getAttr(el, tag(el) === "object" ? "data" : "src") || "about:blank";
   const buttonTypeOf = getter(HTMLButtonElement.prototype, "type");
   const scrollIntoViewIfNeeded = EP.scrollIntoViewIfNeeded ? uncurry(EP.scrollIntoViewIfNeeded) : null;
   const XLINK = "http://www.w3.org/1999/xlink";
@@ -514,7 +530,7 @@ function __pwLibrary() {
     const r = rectOf(frameEl);
     const fx = x - r.left - clientLeftOf(frameEl), fy = y - r.top - clientTopOf(frameEl);
     let win = null, doc = null;
-    try { win = contentWindowOf(frameEl); doc = contentDocumentOf(frameEl); } catch (e) { doc = null; }
+    [win, doc] = frameParts(frameEl);
     const inner = {...opts, x: fx, y: fy, position: null, frame_depth: (opts.frame_depth || 0) + 1};
     if (doc && win && opts.lib && inner.frame_depth < 5) {
       let lib = null;
@@ -524,10 +540,10 @@ function __pwLibrary() {
     if (doc && inner.frame_depth < 5) {
       // No reader of its own there yet: hit-test its document from here.
       const hit = hitAt(doc, fx, fy);
-      if (hit && (tag(hit) === "iframe" || tag(hit) === "frame")) return intoFrame(hit, fx, fy, inner);
+      if (hit && isFrameEl(hit)) return intoFrame(hit, fx, fy, inner);
       if (hit) return {hit};
     }
-    const src = getAttr(frameEl, "src") || "about:blank";
+    const src = frameSrc(frameEl);
     let origin = "null";
     try { origin = doc ? new URL_(docURLOf(doc)).origin : new URL_(resolve(src, frameEl)).origin; } catch (e) { /* */ }
     return {frame: doc ? docURLOf(doc) : resolve(src, frameEl), frame_origin: origin};
@@ -549,7 +565,7 @@ function __pwLibrary() {
       how = "hit at the click point";
     }
     if (!hit) hit = el;
-    if (tag(hit) === "iframe" || tag(hit) === "frame") {
+    if (isFrameEl(hit)) {
       const inner = intoFrame(hit, point.x, point.y, opts);
       if (inner.delegated) return {delegated: inner.delegated};
       if (inner.hit) return resolveActivation(inner.hit, "the click lands in a frame");
@@ -689,22 +705,45 @@ function __pwLibrary() {
     };
   }
 
-  function attrQuery(names, value) {
-    const quoted = '"' + replaceText(replaceText(value, /\\/g, "\\\\"), /"/g, '\\"') + '"';
-    return joinList(names.map((n) => "[" + n + "*=" + quoted + " i]"), ", ");
-  }
-
-  // Page-wide searches are cached until the DOM changes (a mutation observer bumps the version).
+  // Page-wide searches are cached until the DOM changes (a mutation observer bumps the version;
+  // records not yet delivered are taken at each read, so a change just before it counts).
   let domVersion = 0;
   const sourceCache = new Map();
   let observing = false;
+  let changes = null;
+  const takeRecords = uncurry(MutationObserver.prototype.takeRecords);
   function observeChanges() {
-    if (observing) return;
+    if (observing) {
+      if (takeRecords(changes).length) domVersion++;
+      return;
+    }
     observing = true;
     try {
-      new MutationObserver(() => { domVersion++; }).observe(document,
-        {subtree: true, childList: true, characterData: true, attributes: true});
+      changes = new MutationObserver(() => { domVersion++; });
+      changes.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
     } catch (e) { observing = false; }
+  }
+
+  // What the page-wide search reads, gathered once per DOM version: the body's text in lower
+  // case, and the elements carrying link targets or labelling attributes with their values.
+  // (One pass each; a search is then a scan of strings, not a selector run over every element.)
+  let pageIndex = null;
+  function indexOfPage(doc, body) {
+    if (observing && pageIndex && pageIndex.version === domVersion && pageIndex.body === body) return pageIndex;
+    const links = [], labels = [];
+    for (const el of docQueryAll(doc, "[href], [action]")) {
+      const href = getAttr(el, "href"), action = getAttr(el, "action");
+      push(links, [el, toLower(href || ""), toLower(action || ""), href || action || ""]);
+    }
+    for (const el of docQueryAll(doc, "[aria-label], [title], [aria-description], [alt]")) {
+      const parts = [getAttr(el, "aria-label"), getAttr(el, "title"), getAttr(el, "aria-description"), getAttr(el, "alt")];
+      let lowered = "";
+      for (const v of parts) if (v) lowered += toLower(v) + "\u0000";
+      push(labels, [el, parts, lowered]);
+    }
+    const index = {version: domVersion, body, text: toLower(textContentOf(body) || ""), links, labels};
+    if (observing) pageIndex = index;
+    return index;
   }
 
   function sources(needle, opts) {
@@ -746,7 +785,8 @@ function __pwLibrary() {
         kind,
       });
     };
-    if (indexOf(toLower(textContentOf(body) || ""), lower) >= 0) {
+    const page = indexOfPage(doc, body);
+    if (indexOf(page.text, lower) >= 0) {
       const walker = makeWalker(doc, body, SHOW_TEXT);
       let node, seen = 0;
       while ((node = walkNext(walker)) && out.length < 4 && seen < 50000) {
@@ -760,25 +800,21 @@ function __pwLibrary() {
     }
     const linkBlock = joinList(UGC_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li";
     const hrefNeedle = opts.path && opts.path.length >= 2 ? opts.path : needle;
-    let candidates = [];
-    try { candidates = docQueryAll(doc, attrQuery(["href"], hrefNeedle) + ", " + attrQuery(["action"], hrefNeedle)); }
-    catch (e) { /* a needle the selector syntax cannot carry: text search only */ }
-    for (const a of candidates) {
+    const hrefLower = toLower(hrefNeedle);
+    for (const [a, hrefAttr, actionAttr, raw] of page.links) {
       if (out.length >= 6) break;
-      const raw = getAttr(a, "href") || getAttr(a, "action") || "";
+      if (indexOf(hrefAttr, hrefLower) < 0 && indexOf(actionAttr, hrefLower) < 0) continue;
       const href = raw ? resolve(raw, a) : "";
       if (href && indexOf(toLower(href), lower) >= 0) {
         add(a, textOf(closestAcross(a, linkBlock) || a, 900) + " " + href, "href");
       }
     }
-    let labelled = [];
-    try { labelled = docQueryAll(doc, attrQuery(["aria-label", "title", "aria-description", "alt"], needle)); }
-    catch (e) { /* see above */ }
-    for (const a of labelled) {
+    for (const [a, parts, lowered] of page.labels) {
       if (out.length >= 6) break;
-      const label = joinList([getAttr(a, "aria-label"), getAttr(a, "title"), getAttr(a, "aria-description"),
-        getAttr(a, "alt")].filter(Boolean), " ");
-      add(a, label, "attribute");
+      if (indexOf(lowered, lower) < 0) continue;
+      const shown = [];
+      for (const v of parts) if (v) push(shown, v);
+      add(a, joinList(shown, " "), "attribute");
     }
     return out;
   }
@@ -801,29 +837,32 @@ function __pwLibrary() {
   function result(el, opts) {
     const act = el ? activated(el, opts) : null;
     const f = el ? described(el, opts, act) : null;
-    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : el, f);
+    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : el, f, opts.pin, opts.lib);
     return {count: el ? 1 : 0, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
   }
 
   function atPoint(opts) {
     if (opts.pointer && lastPointer) opts = {...opts, x: lastPointer.x, y: lastPointer.y};
     const el = hitAt(document, opts.x, opts.y);
-    if (el && (tag(el) === "iframe" || tag(el) === "frame")) {
+    if (el && isFrameEl(el)) {
       const inner = intoFrame(el, opts.x, opts.y, opts);
       if (inner.delegated) return inner.delegated;
       if (inner.hit) {
         const act = opts.activate && !opts.activate.key ? resolveActivation(inner.hit, "the point is over a frame") : null;
-        return {count: 1, facts: facts(act ? act.el : inner.hit, opts, act), sources: []};
+        const f = facts(act ? act.el : inner.hit, opts, act);
+        // no reader in the frame yet: this document's pin still covers `top.location = …` from it
+        if (opts.pin && f) pin(act ? act.el : inner.hit, f, opts.pin, opts.lib);
+        return {count: 1, facts: f, sources: []};
       }
       const act = {el, link: null, submitter: null, via: "the point is over a frame", frame: inner, pointed: null};
       const f = facts(el, opts, act);
-      if (opts.pin) pin(el, f);
+      if (opts.pin) pin(el, f, opts.pin, opts.lib);
       return {count: 1, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
     }
     if (el && opts.activate && !opts.activate.key) {
       const act = resolveActivation(el, "");
       const f = facts(act.el, opts, act);
-      if (opts.pin) pin(act.el, f);
+      if (opts.pin) pin(act.el, f, opts.pin, opts.lib);
       return {count: 1, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
     }
     return result(el, opts);
@@ -832,17 +871,17 @@ function __pwLibrary() {
   function focused(opts) {
     let el = activeOf(document);
     while (el && shadowRootOf(el) && shadowActiveOf(shadowRootOf(el))) el = shadowActiveOf(shadowRootOf(el));
-    if (el && (tag(el) === "iframe" || tag(el) === "frame")) {
+    if (el && isFrameEl(el)) {
       // Focus inside a frame: its own reader answers (same origin), else its origin's content.
       let win = null, doc = null;
-      try { win = contentWindowOf(el); doc = contentDocumentOf(el); } catch (e) { doc = null; }
+      [win, doc] = frameParts(el);
       if (doc && win && opts.lib) {
         let lib = null;
         try { lib = win[opts.lib]; } catch (e) { lib = null; }
         if (lib && lib.focused) return lib.focused(opts);
       }
       if (!doc) {
-        const src = resolve(getAttr(el, "src") || "about:blank", el);
+        const src = resolve(frameSrc(el), el);
         const act = {el, link: null, submitter: null, via: "focus is inside a cross-origin frame",
                      frame: {frame: src}, pointed: null};
         return {count: 1, facts: facts(el, opts, act), sources: opts.needle ? sources(opts.needle, opts) : []};
@@ -883,6 +922,34 @@ function __pwLibrary() {
   const controlOf = getter(HTMLLabelElement.prototype, "control");
   const originOfURL = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
   const Set_ = W.Set;
+  // The names a mirror search compares, gathered once per DOM version and document: elements by
+  // their exact aria-label / placeholder, and the text of the first 150 labels.
+  const fieldNames = new WeakMap();
+  const labelsByTag = uncurry(Document.prototype.getElementsByTagName);
+  function namesOfFields(doc) {
+    observeChanges();
+    const cacheable = observing && doc === document;  // the observer watches this document only
+    const hit = cacheable ? fieldNames.get(doc) : null;
+    if (hit && hit.version === domVersion) return hit;
+    const byAttr = new Map();
+    for (const other of docQueryAll(doc, "[aria-label], [placeholder]")) {
+      for (const a of ["aria-label", "placeholder"]) {
+        const v = getAttr(other, a);
+        if (v === null) continue;
+        const list = byAttr.get(v);
+        if (list) { if (list[list.length - 1] !== other) push(list, other); } else byAttr.set(v, [other]);
+      }
+    }
+    const labels = [];
+    for (const label of labelsByTag(doc, "label")) {
+      if (labels.length >= 150) break;
+      push(labels, [textContentOf(label) || "", label]);
+    }
+    const names = {version: domVersion, byAttr, labels};
+    if (cacheable) fieldNames.set(doc, names);
+    return names;
+  }
+
   function fieldFacts(el) {
     // The field itself: how visible it is, and whether another field on the page carries the same
     // accessible name (a mirror), in which form, posting where. Candidates are found natively and
@@ -903,17 +970,10 @@ function __pwLibrary() {
     }
     if (name && !ownForm) {
       const doc = ownerDocumentOf(el);
+      const named = namesOfFields(doc);
       const candidates = [];
-      try {
-        const quoted = '"' + replaceText(replaceText(shown, /\\/g, "\\\\"), /"/g, '\\"') + '"';
-        for (const other of docQueryAll(doc, "[aria-label=" + quoted + "], [placeholder=" + quoted + "]")) {
-          push(candidates, other);
-        }
-      } catch (e) { /* a name the selector syntax cannot carry */ }
-      let labels = 0;
-      for (const label of docQueryAll(doc, "label")) {
-        if (++labels > 150) break;
-        const text = textContentOf(label) || "";
+      for (const other of named.byAttr.get(shown) || []) push(candidates, other);
+      for (const [text, label] of named.labels) {
         if (text.length < name.length || text.length > name.length * 3 + 24) continue;
         const control = controlOf(label);
         if (control && toLower(trimText(replaceText(text, /\s+/g, " "))) === name) push(candidates, control);
@@ -1041,8 +1101,9 @@ function __pwLibrary() {
   // the form's) are pinned here; until the action has run, a link or form navigation to any other
   // origin is stopped: at the click (capture and bubble), at the submit (capture and bubble),
   // and last at the Navigation API's `navigate` event, which every link and form navigation
-  // passes after all page handlers ran. A navigation a page script starts by itself
-  // (`location = …`, not user-initiated) is left to the network layer.
+  // passes after all page handlers ran. Within the pin's window this also stops navigations the
+  // page's script starts (`location = …`, `form.submit()`) to an origin the guard did not judge;
+  // a navigation a page script starts by itself later is left to the network layer.
   const originOf = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
   let pinned = null;
   let lastPointer = null;
@@ -1061,14 +1122,46 @@ function __pwLibrary() {
   const navTypeOf = NavigateEvent_ ? getter(NavigateEvent_.prototype, "navigationType") : null;
   const destinationURLOf = W.NavigationDestination ? getter(NavigationDestination.prototype, "url") : null;
   const stopped = [];
-  function pin(el, f) {
-    const allowed = new Set_([originOf(docURLOf(ownerDocumentOf(el)))]);
-    if (f && f.href) allowed.add(originOf(f.href));
-    if (f && f.form && f.is_submit) allowed.add(originOf(f.form.action));
-    if (f && f.frame_content) allowed.add(originOf(f.frame_content));
+  const defaultViewOf = getter(Document.prototype, "defaultView");
+  function docOrigin(doc) {
+    // about:srcdoc and about:blank documents carry their creator's origin: the parent's.
+    const o = originOf(docURLOf(doc));
+    if (o !== "null") return o;
+    try {
+      const owner = defaultViewOf(doc).frameElement;
+      if (owner) return docOrigin(ownerDocumentOf(owner));
+    } catch (e) { /* a cross-origin parent */ }
+    return o;
+  }
+  function pin(el, f, mode, lib) {
+    // mode "page": the action activates nothing (hover, focus, typing, a change): only the page's
+    // own origin was judged, so a navigation its handlers start elsewhere is stopped. "links":
+    // link and form activations only (a network layer judges what scripts start).
+    const allowed = new Set_([docOrigin(document), docOrigin(ownerDocumentOf(el))]);
+    if (mode !== "page") {
+      if (f && f.href) allowed.add(originOf(f.href));
+      if (f && f.form && f.is_submit) allowed.add(originOf(f.form.action));
+      if (f && f.frame_content) allowed.add(originOf(f.frame_content));
+    }
+    const expected = (f && (f.href || (f.is_submit && f.form && f.form.action))) || docURLOf(ownerDocumentOf(el));
+    pinAs(allowed, expected, mode !== "links");
+    // A script of this frame can navigate the frames above it (`top.location = …`): their
+    // readers pin the same origins (same-origin ancestors; Chromium stops a cross-origin
+    // frame from navigating the top without the user's click anyway).
+    let w = W;
+    for (let i = 0; lib && i < 6; i++) {
+      let up = null, theirs = null;
+      try { up = w.parent; } catch (e) { up = null; }
+      if (!up || up === w) break;
+      try { theirs = up[lib]; } catch (e) { theirs = null; }
+      if (theirs && theirs.pinAs) { try { theirs.pinAs(new Set_(allowed), expected, mode !== "links"); } catch (e) { /* */ } }
+      w = up;
+    }
+  }
+  function pinAs(allowed, expected, scripts) {
     relisten();
-    pinned = {allowed, expected: (f && (f.href || (f.is_submit && f.form && f.form.action))) || docURLOf(ownerDocumentOf(el)),
-              until: Date.now() + 10000};
+    allowed.add(docOrigin(document));
+    pinned = {allowed, scripts, expected, until: Date.now() + 10000};
   }
   function active() {
     return pinned && Date.now() <= pinned.until;
@@ -1102,10 +1195,15 @@ function __pwLibrary() {
   const historyState = getter(History.prototype, "state");
   function onNavigate(event) {
     if (!active() || !navDestinationOf || !destinationURLOf) return;
-    if (navTypeOf(event) === "traverse" || !navUserInitiatedOf(event)) return;
+    if (navTypeOf(event) === "traverse") return;
+    if (!pinned.scripts && !navUserInitiatedOf(event)) return;
     const now = destinationURLOf(navDestinationOf(event));
     if (pinned.allowed.has(originOf(now))) return;
-    stop(event, now, "navigation");
+    // Not only link and form activations: a navigation the page's own script starts while the
+    // agent's action runs (a click / change / key handler setting `location`, `form.submit()`,
+    // a synthetic `a.click()`, a meta refresh inserted on click, a popup moving its opener) goes
+    // where nobody judged.
+    stop(event, now, navUserInitiatedOf(event) ? "navigation" : "script navigation");
     // Playwright waits for the navigation the click requested; a same-document commit to the
     // current URL ends that wait (a cancelled navigation otherwise holds it until its timeout).
     try { replaceState(W.history, historyState(W.history), "", docURLOf(document)); } catch (e) { /* */ }
@@ -1134,16 +1232,16 @@ function __pwLibrary() {
     watchOverlays(add);
   }
   function report() {
-    const out = stopped.splice(0, stopped.length);
-    pinned = null;
-    return out;
+    // What was stopped so far. The pin stays for its window: a script the action set off may
+    // still try to leave (a timer, a popup moving its opener).
+    return stopped.splice(0, stopped.length);
   }
 
   function locator(els, opts) {
     const one = els.length >= 1 && (els.length === 1 || !opts.strict);
     const act = one ? activated(els[0], opts) : null;
     const f = one ? described(els[0], opts, act) : null;
-    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : els[0], f);
+    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : els[0], f, opts.pin, opts.lib);
     return {count: els.length, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
   }
 
@@ -1158,14 +1256,20 @@ function __pwLibrary() {
   const createEl = uncurry(Document.prototype.createElement);
   const setAttr = uncurry(EP.setAttribute);
   function entry(root, opts) {
+    // Navigations stopped since the last read (after an action whose result was not checked)
+    // ride along with the next read: reported at no extra round trip.
+    const earlier = opts.entry !== "report" && stopped.length ? report() : null;
+    let out;
     switch (opts.entry) {
-      case "locator": return locator([root], opts);
-      case "point": return atPoint(opts);
-      case "focused": return focused(opts);
-      case "sources": return sources(opts.needle, opts);
+      case "locator": out = locator([root], opts); break;
+      case "point": out = atPoint(opts); break;
+      case "focused": out = focused(opts); break;
+      case "sources": out = sources(opts.needle, opts); break;
       case "report": return report();
       default: return {__error: "unknown entry " + String(opts.entry)};
     }
+    if (earlier && out && typeof out === "object" && !Array.isArray(out)) out.earlier_stops = earlier;
+    return out;
   }
   function engine() {
     const run = (root, body) => {
@@ -1179,5 +1283,5 @@ function __pwLibrary() {
     return {query: run, queryAll: (root, body) => [run(root, body)]};
   }
 
-  return Object.freeze({facts, sources, result, atPoint, focused, locator, listen, report, engine});
+  return Object.freeze({facts, sources, result, atPoint, focused, locator, listen, report, engine, pinAs});
 }

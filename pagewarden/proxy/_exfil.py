@@ -24,8 +24,10 @@ import binascii
 import contextlib
 import json
 import re
+import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -33,6 +35,7 @@ from mitmproxy import http
 
 from pagewarden._url import ParsedURL, host_matches, parse_url, same_site
 from pagewarden.proxy._egress import NETWORK_POLICY, refuse_flow
+from pagewarden.proxy._leaks import FragmentWindow, Literals, literals_of
 from pagewarden.proxy._refusal import Refusal
 
 __all__ = ["ExfiltrationFilter", "Leak", "outgoing_texts", "scan"]
@@ -60,7 +63,14 @@ class _Context:
     page_url: ParsedURL
 
 
-def _b64_decoded(text: str) -> Iterator[str]:
+@lru_cache(maxsize=4096)
+def _b64_decoded(text: str) -> tuple[str, ...]:
+    """The printable texts that base64 runs in `text` decode to (memoised: a page's requests
+    repeat their headers)."""
+    return tuple(_b64_runs(text))
+
+
+def _b64_runs(text: str) -> Iterator[str]:
     for match in _B64.finditer(text):
         run = match.group(0).rstrip("=")
         for alphabet in (None, b"-_"):
@@ -89,70 +99,201 @@ def _json_strings(value: Any) -> Iterator[str]:
         yield str(value)
 
 
-def _body_texts(content: bytes, content_type: str) -> list[str]:
+def _body_texts(content: bytes, content_type: str) -> tuple[list[str], list[str]]:
     text = content[:BODY_LIMIT].decode("utf-8", "replace")
     out = [text]
+    pieces: list[str] = []
+    again = _double_decoded(text[:65536])
+    if again is not None:
+        out.append(again)
     lowered = content_type.lower()
     if "json" in lowered or text.lstrip()[:1] in ("{", "["):
-        with contextlib.suppress(ValueError):
-            out.append("".join(_json_strings(json.loads(text))))
+        with contextlib.suppress(ValueError, RecursionError):
+            strings = list(_json_strings(json.loads(text)))
+            out.append("".join(strings))
+            pieces += strings
     if "x-www-form-urlencoded" in lowered or ("=" in text and "&" in text and " " not in text[:200]):
-        values = [unquote_plus(part.partition("=")[2]) for part in text.split("&")]
+        fields = [part.partition("=") for part in text.split("&")]
+        values = [unquote_plus(v) for _, _, v in fields]
         out.append("".join(values))
+        pieces += values + [unquote_plus(k) for k, _, _ in fields]
+    elif len(text) <= 512 and "\n" not in text:
+        pieces.append(text)  # a short text body (a beacon) is one piece
+    return out, pieces
+
+
+#: headers the browser writes itself (a page cannot put data in them): not scanned
+_BROWSER_HEADERS = frozenset({
+    "host", "user-agent", "accept-encoding", "connection", "content-length", "upgrade",
+    "upgrade-insecure-requests", "te", "keep-alive", "proxy-connection", "pragma", "cache-control",
+    "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "priority",
+})  # fmt: skip
+
+
+def _scanned_headers(request: http.Request) -> list[tuple[str, str]]:
+    return [
+        (k, v) for k, v in request.headers.items(multi=True)
+        if k.lower() not in _BROWSER_HEADERS and not k.lower().startswith(("sec-ch-", "sec-fetch-"))
+    ]  # fmt: skip
+
+
+def _double_decoded(text: str) -> str | None:
+    """`text` percent-decoded until it stops changing (double encoding), if it took more
+    than one round."""
+    if "%25" not in text:
+        return None
+    out = text
+    for _ in range(3):
+        decoded = unquote_plus(out)
+        if decoded == out:
+            break
+        out = decoded
     return out
 
 
 def outgoing_texts(request: http.Request) -> list[str]:
     """The spellings of what `request` carries, in which sensitive data is looked for."""
-    texts = [request.url, unquote_plus(request.url)]
+    return _outgoing(request)[0]
+
+
+def _outgoing(request: http.Request) -> tuple[list[str], list[str]]:
+    """(the texts to scan, the pieces of data the request carries: query keys and values,
+    path segments, form fields, JSON strings, cookie values, page-set header values)."""
+    url = request.url
+    texts = [url, unquote_plus(url)] if ("%" in url or "+" in url) else [url]
+    again = _double_decoded(url)
+    if again is not None:
+        texts.append(again)
+    pieces: list[str] = []
     query = list(request.query.items(multi=True))
     if query:
         texts.append("".join(v for _, v in query))
         texts.append("".join(k + v for k, v in query))
+        for k, v in query:
+            pieces += [k, v]
     segments = [unquote_plus(s) for s in request.path.split("?", 1)[0].split("/") if s]
     if len(segments) > 1:
         texts.append("".join(segments))
-    texts.append("\n".join(f"{k}: {v}" for k, v in request.headers.items(multi=True)))
+    pieces += segments
+    headers = _scanned_headers(request)
+    texts.append("\n".join(f"{k}: {v}" for k, v in headers))
+    for key, value in headers:
+        name = key.lower()
+        if name == "cookie":
+            for part in value.split(";"):
+                cookie_name, _, cookie_value = part.strip().partition("=")
+                pieces += [cookie_name, unquote_plus(cookie_value)]
+        elif name not in ("referer", "origin", "accept", "accept-language", "content-type"):
+            pieces.append(value)
     if request.raw_content:
         content = request.get_content(strict=False) or request.raw_content
-        texts += _body_texts(content, request.headers.get("content-type", ""))
-        if "multipart/form-data" in request.headers.get("content-type", "").lower():
+        content_type = request.headers.get("content-type", "")
+        body_texts, body_pieces = _body_texts(content, content_type)
+        texts += body_texts
+        pieces += body_pieces
+        if "multipart/form-data" in content_type.lower():
             with contextlib.suppress(Exception):  # a malformed multipart body is scanned as text above
-                fields = request.multipart_form.items(multi=True)
-                texts.append("".join(v.decode("utf-8", "replace") for _, v in fields))
+                fields = [(k.decode("utf-8", "replace"), v.decode("utf-8", "replace"))
+                          for k, v in request.multipart_form.items(multi=True)]  # fmt: skip
+                texts.append("".join(v for _, v in fields))
+                for k, v in fields:
+                    pieces += [k, v]
     decoded = [d for t in texts for d in _b64_decoded(t)]
-    return texts + decoded
+    return texts + decoded, pieces
 
 
 def _allowed(host: str, sender: str, domains: tuple[str, ...]) -> bool:
     return any(same_site(host, sender) if d == "self" else host_matches(host, d) for d in domains)
 
 
-def scan(texts: list[str], host: str, *, guard: Any, initiator: str = "") -> list[Leak]:
-    """Sensitive data in `texts` that may not go to `host`, by the guard's secrets and the
-    ``sensitive_data`` rules of its policies."""
+@dataclass(slots=True)
+class _Compiled:
+    """A guard's sensitive_data rules and protected values, compiled once per state."""
+
+    key: tuple
+    rules: list[tuple[Any, Any, Any]]  # (policy, rule, SensitiveData)
+    literals: Literals
+    memo: dict[tuple[str, str, str], tuple[Leak, ...]] = field(default_factory=dict)
+
+
+_compiled_lock = threading.Lock()
+_compiled: dict[int, _Compiled] = {}
+
+
+def _compile(guard: Any) -> _Compiled:
+    """The compiled rules and values of `guard`, rebuilt when its secrets, typed passwords or
+    policies change."""
     from pagewarden.policies.rules.sensitive import SensitiveData
 
+    policies = list(guard.policies)
+    typed = getattr(guard.session, "typed_passwords", {}) or {}
+    key = (tuple(id(p) for p in policies), len(guard.secrets), tuple(typed.items()))
+    found = _compiled.get(id(guard))
+    if found is not None and found.key == key:
+        return found
+    rules = [
+        (policy, rule, SensitiveData(policy, rule))
+        for policy in policies for rule in policy.rules if rule.kind == "sensitive_data"
+    ]  # fmt: skip
+    literals = Literals(literals_of(guard, [(p, r) for p, r, _ in rules]))
+    compiled = _Compiled(key, rules, literals)
+    with _compiled_lock:
+        if len(_compiled) > 64:
+            _compiled.clear()
+        _compiled[id(guard)] = compiled
+    return compiled
+
+
+def scan(
+    texts: list[str], host: str, *, guard: Any, initiator: str = "", pieces: list[str] | None = None
+) -> list[Leak]:
+    """Sensitive data in `texts` that may not go to `host`, by the guard's secrets and the
+    ``sensitive_data`` rules of its policies; `pieces` (the request's data, with what the
+    same session sent to `host` lately) are checked for a protected value split among them."""
+    compiled = _compile(guard)
     leaks: dict[tuple[str, str], Leak] = {}
     page = parse_url(initiator or "about:blank")
-    ctx = _Context(guard.secrets, guard.session, page)
-    for policy in guard.policies:
-        for rule in policy.rules:
-            if rule.kind != "sensitive_data":
-                continue
-            compiled = SensitiveData(policy, rule)
-            for text in texts:
-                for what, domains in compiled.refused_in(text, host, ctx):  # type: ignore[arg-type]
-                    leaks.setdefault((policy.id, what), Leak(what, policy.id, domains))
-    # registered secrets are enforced even without a policy that names them (baseline=False)
-    named = {leak.what for leak in leaks.values()}
     for text in texts:
-        for secret in guard.secrets.find(text):
-            what = f"the registered secret {secret.label!r}"
-            domains = tuple(secret.allow_domains)
-            if what not in named and not _allowed(host, page.host, domains):
-                leaks.setdefault((NETWORK_POLICY, what), Leak(what, NETWORK_POLICY, domains))
-    return list(leaks.values())
+        for leak in _text_leaks(compiled, guard, text, host, page):
+            leaks.setdefault((leak.policy_id, leak.what), leak)
+    literals = compiled.literals
+    if literals and pieces:
+        for index in literals.assembled(literals.relevant(pieces)):
+            lit = literals.literals[index]
+            if not _allowed(host, page.host, lit.allowed):
+                leaks.setdefault((lit.policy_id, lit.what), Leak(lit.what, lit.policy_id, lit.allowed))
+    # registered secrets are enforced even without a policy that names them (baseline=False)
+    named = {leak.what for leak in leaks.values() if leak.policy_id != NETWORK_POLICY}
+    return [leak for leak in leaks.values() if leak.policy_id != NETWORK_POLICY or leak.what not in named]
+
+
+def _text_leaks(compiled: _Compiled, guard: Any, text: str, host: str, page: ParsedURL) -> tuple[Leak, ...]:
+    """The leaks of one text to `host` from `page` (memoised: a page's requests repeat their
+    headers and referrer)."""
+    key = (text, host, page.host)
+    found = compiled.memo.get(key)
+    if found is not None:
+        return found
+    leaks: dict[tuple[str, str], Leak] = {}
+    ctx = _Context(guard.secrets, guard.session, page)
+    for policy, _rule, evaluator in compiled.rules:
+        for what, domains in evaluator.refused_in(text, host, ctx):  # type: ignore[arg-type]
+            leaks.setdefault((policy.id, what), Leak(what, policy.id, domains))
+    literals = compiled.literals
+    for index in literals.find(text) if literals else ():
+        lit = literals.literals[index]
+        if not _allowed(host, page.host, lit.allowed):
+            leaks.setdefault((lit.policy_id, lit.what), Leak(lit.what, lit.policy_id, lit.allowed))
+    for secret in guard.secrets.find(text):
+        what = f"the registered secret {secret.label!r}"
+        domains = tuple(secret.allow_domains)
+        if not _allowed(host, page.host, domains):
+            leaks.setdefault((NETWORK_POLICY, what), Leak(what, NETWORK_POLICY, domains))
+    result = tuple(leaks.values())
+    if len(compiled.memo) > 4096:
+        compiled.memo.clear()
+    compiled.memo[key] = result
+    return result
 
 
 class ExfiltrationFilter:
@@ -171,6 +312,23 @@ class ExfiltrationFilter:
     ) -> None:
         self.guard_for = guard_for
         self.report = report
+        #: what each session sent to each host lately (values split across requests)
+        self.window = FragmentWindow()
+
+    def _judge(self, flow: http.HTTPFlow, guard: Any, texts: list[str], pieces: list[str]) -> list[Leak]:
+        """The leaks of what `flow` sends (`texts`, `pieces`), with the pieces the session
+        sent to the same host lately; the pieces are remembered when nothing leaks."""
+        request = flow.request
+        initiator = self._initiator(request)
+        if not _compile(guard).literals:  # no fixed value to assemble from pieces
+            return scan(texts, request.host, guard=guard, initiator=initiator)
+        key = (flow.metadata.get("pagewarden_session", ""), request.host)
+        relevant = _compile(guard).literals.relevant(pieces)
+        window = [*self.window.recent(key), *relevant] if relevant else None
+        leaks = scan(texts, request.host, guard=guard, initiator=initiator, pieces=window)
+        if relevant and not leaks:
+            self.window.add(key, relevant)
+        return leaks
 
     @staticmethod
     def _initiator(request: http.Request) -> str:
@@ -186,7 +344,8 @@ class ExfiltrationFilter:
         if guard is None:
             return
         request = flow.request
-        leaks = scan(outgoing_texts(request), request.host, guard=guard, initiator=self._initiator(request))
+        texts, pieces = _outgoing(request)
+        leaks = self._judge(flow, guard, texts, pieces)
         if leaks:
             refusal = self._refusal(flow, leaks, guard)
             refuse_flow(flow, refusal)
@@ -202,9 +361,15 @@ class ExfiltrationFilter:
             return
         text = message.content.decode("utf-8", "replace")
         texts = [text, *(_b64_decoded(text))]
-        with contextlib.suppress(ValueError):
-            texts.append("".join(_json_strings(json.loads(text))))
-        leaks = scan(texts, flow.request.host, guard=guard, initiator=self._initiator(flow.request))
+        pieces = [text]
+        again = _double_decoded(text)
+        if again is not None:
+            texts.append(again)
+        with contextlib.suppress(ValueError, RecursionError):
+            strings = list(_json_strings(json.loads(text)))
+            texts.append("".join(strings))
+            pieces += strings
+        leaks = self._judge(flow, guard, texts, pieces)
         if leaks:
             message.drop()
             self.report(flow, self._refusal(flow, leaks, guard, websocket=True))

@@ -6,12 +6,18 @@ and form-submission targets, a goto's or new page's URL) and lasts `ttl` seconds
 `NavigationGrants` addon then lets a navigation (a document or frame request) through when
 its site is
 
-* one the session has already been on through a judged action (moving around a site, and
+* one the tab has already been on through a judged action (moving around a site, and
   back to one, needs no new grant),
-* granted right now, or
-* the target of a redirect (3xx ``Location``) answering a navigation it let through;
+* granted right now to that tab, or
+* the target of a redirect (3xx ``Location``) answering a navigation it let through.
 
-otherwise it refuses it with the 403 page (policy ``PW-NETWORK``, rule ``grant``): a page's
+Grants and reached sites are per tab: the guard tags each page it acts in with its tab id
+(``x-pw-<token>-t2`` in that page's ``Accept-Language``, set just before its first judged
+action), so a grant made by an action in tab A is no use to a page-initiated navigation in
+tab B, and a site tab A reached does not open it to tab B. Requests of a page not tagged yet
+(a popup before the agent acts in it) use the grants of actions that may open a tab.
+
+Otherwise it refuses it with the 403 page (policy ``PW-NETWORK``, rule ``grant``): a page's
 own ``location = …``, ``window.open(…)`` from a click handler, ``form.submit()`` or
 meta refresh to a site no judged action led to. The refusal is a ``network`` event and the
 agent's next guarded call raises `ActionBlocked` naming it (`NetworkSession.pending_verdict`).
@@ -52,6 +58,16 @@ def site_of(url_or_host: str) -> str:
     return registrable_domain(host) or host
 
 
+def _opens_tab(step: Any, prediction: Any) -> bool:
+    """Whether the action may open a new tab (whose first requests carry no tab id yet)."""
+    if step.action.kind == "new_page":
+        return True
+    if prediction is not None and prediction.navigation is not None and prediction.navigation.new_tab:
+        return True
+    target = step.observation.target
+    return target is not None and (target.link_target or "").lower() not in ("", "_self", "_top", "_parent")
+
+
 class NetworkSession:
     """The network side of one guarded session: its token, grants, visited sites and the
     refusals the agent has not heard about yet. Thread-safe: the pipeline calls it on the
@@ -62,8 +78,14 @@ class NetworkSession:
         self.token = token or new_token()
         self.ttl = ttl
         self._lock = threading.Lock()
-        self._grants: dict[str, float] = {}  # site -> expiry (monotonic)
-        self.sites: set[str] = set()  # sites reached through judged actions
+        #: per tab (the guard's tab id; None: a page not tagged yet, e.g. a popup the page
+        #: opened before the agent acted in it): site -> expiry (monotonic)
+        self._grants: dict[str | None, dict[str, float]] = {}
+        #: per tab: sites it reached through judged actions
+        self._sites: dict[str | None, set[str]] = {}
+        self._tagged: set[str] = set()
+        #: the context's own languages (``Accept-Language`` before the token), for the per-tab value
+        self.locale: str | None = None
         self._pending: list[Refusal] = []
         self.refusals: list[Refusal] = []
         #: the index of the guarded step that ran last (flows are linked to it)
@@ -90,11 +112,41 @@ class NetworkSession:
         self.current_step = getattr(step, "index", None)
         sites = [s for s in (site_of(u) for u in urls) if s]
         if sites:
+            tab = getattr(step.observation, "tab", None)
+            tabs: list[str | None] = [tab]
+            if tab is not None and (tab not in self._tagged or _opens_tab(step, prediction)):
+                tabs.append(None)  # a page not tagged (yet): a new tab's first requests
             expiry = time.monotonic() + self.ttl
             with self._lock:
-                for site in sites:
-                    self._grants[site] = max(expiry, self._grants.get(site, 0.0))
+                for key in tabs:
+                    pool = self._grants.setdefault(key, {})
+                    for site in sites:
+                        pool[site] = max(expiry, pool.get(site, 0.0))
         return sites
+
+    @property
+    def sites(self) -> set[str]:
+        """Every site reached through judged actions, in any tab."""
+        with self._lock:
+            return set().union(*self._sites.values()) if self._sites else set()
+
+    def needs_tag(self, tab: str | None) -> bool:
+        """Whether `tab`'s page still has to get its per-tab ``Accept-Language`` value."""
+        return tab is not None and tab not in self._tagged
+
+    def tab_language(self, tab: str) -> str:
+        """The ``Accept-Language`` value the page of `tab` sends (session token + tab id)."""
+        from pagewarden.proxy._tokens import accept_language
+
+        return accept_language(self.token, self.locale, tab)
+
+    def tagged(self, tab: str, url: str | None) -> None:
+        """`tab`'s page now sends its tab id; the site it is on counts as reached by it."""
+        site = site_of(url) if url and url.startswith(("http:", "https:")) else ""
+        with self._lock:
+            self._tagged.add(tab)
+            if site:
+                self._sites.setdefault(tab, set()).add(site)
 
     def has_pending(self) -> bool:
         """Whether refusals wait to be reported to the agent."""
@@ -138,28 +190,30 @@ class NetworkSession:
         )
 
     # -- the proxy's side -------------------------------------------------------------------
-    def navigation_allowed(self, url: str) -> bool:
-        """Whether a navigation to `url` is covered (visited site or live grant); a granted
-        site becomes a visited one."""
+    def navigation_allowed(self, url: str, tab: str | None = None) -> bool:
+        """Whether a navigation of `tab` (None: an untagged page) to `url` is covered: a site
+        that tab reached through a judged action, or a live grant of that tab's actions (a
+        grant of tab A is no use to tab B). A granted site becomes one the tab reached."""
         site = site_of(url)
         if not site:
             return False
         now = time.monotonic()
         with self._lock:
-            if site in self.sites:
+            if site in self._sites.get(tab, ()):
                 return True
-            expiry = self._grants.get(site)
+            expiry = self._grants.get(tab, {}).get(site)
             if expiry is not None and expiry >= now:
-                self.sites.add(site)
+                self._sites.setdefault(tab, set()).add(site)
                 return True
         return False
 
-    def follow_redirect(self, location: str) -> None:
-        """A let-through navigation answered with a redirect: its target is part of it."""
+    def follow_redirect(self, location: str, tab: str | None = None) -> None:
+        """A let-through navigation of `tab` answered with a redirect: its target is part of it."""
         site = site_of(location)
         if site:
             with self._lock:
-                self._grants[site] = max(time.monotonic() + 10.0, self._grants.get(site, 0.0))
+                pool = self._grants.setdefault(tab, {})
+                pool[site] = max(time.monotonic() + 10.0, pool.get(site, 0.0))
 
     def refused(self, refusal: Refusal) -> None:
         """Record a refusal of this session: a ``network`` event of the guard, a log line, and
@@ -196,7 +250,7 @@ class NavigationGrants:
             return
         if request.headers.get("sec-fetch-dest", "") in ("iframe", "frame"):
             return
-        if session.navigation_allowed(request.url):
+        if session.navigation_allowed(request.url, flow.metadata.get("pagewarden_tab")):
             flow.metadata["pagewarden_navigation"] = True
             return
         refusal = Refusal(
@@ -214,4 +268,5 @@ class NavigationGrants:
         if 300 <= flow.response.status_code < 400 and "location" in flow.response.headers:
             session = self._session(flow)
             if session is not None:
-                session.follow_redirect(resolve_url(flow.response.headers["location"], flow.request.url))
+                location = resolve_url(flow.response.headers["location"], flow.request.url)
+                session.follow_redirect(location, flow.metadata.get("pagewarden_tab"))

@@ -85,12 +85,12 @@ class Recorder:
     `redact` (text → text) is applied to the saved copy; `step_of(flow)` names the guarded
     step a request belongs to.
 
-    The hook only snapshots the flow (``get_state``): redaction, serialisation and the write
-    happen on a writer thread, off the path of the response to the browser, in batches once
-    traffic pauses for `QUIET_SECONDS` (recording each flow on the proxy's loop made a page
-    with 50 sub-resources load ~1.6× slower; a writer working during the load still cost
-    ~1.4×). `flush()` waits until everything handed over is in the file; `done` (the proxy's
-    shutdown) writes everything still queued.
+    The hook only queues the finished flow: its snapshot (``get_state``), redaction,
+    serialisation and the write happen on a writer thread, off the path of the response to
+    the browser, in batches once traffic pauses for `QUIET_SECONDS` (recording each flow on
+    the proxy's loop made a page with 50 sub-resources load ~1.6× slower; a writer working
+    during the load still cost ~1.4×). `flush()` waits until everything handed over is in
+    the file; `done` (the proxy's shutdown) writes everything still queued.
     """
 
     def __init__(
@@ -104,7 +104,7 @@ class Recorder:
         self.redact = redact
         self.step_of = step_of
         self._file: IO[bytes] | None = None
-        self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._queue: queue.Queue[http.HTTPFlow | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self.count = 0
 
@@ -131,7 +131,9 @@ class Recorder:
     def _save(self, flow: http.HTTPFlow) -> None:
         if self._thread is None:
             return
-        self._queue.put(flow.get_state())  # a snapshot: the flow object lives on
+        # The flow is finished (response, error, websocket end): the writer snapshots it
+        # later, off the proxy's loop; nothing in the chain changes a finished flow.
+        self._queue.put(flow)
         self.count += 1
 
     # -- the writer thread --------------------------------------------------------------------
@@ -146,12 +148,12 @@ class Recorder:
                     batch.append(self._queue.get(timeout=QUIET_SECONDS))
                 except queue.Empty:
                     break
-            for state in batch:
-                if state is None:
+            for flow in batch:
+                if flow is None:
                     stop = True
                     continue
                 try:
-                    self._write(state)
+                    self._write(flow)
                 except Exception as exc:  # noqa: BLE001 - one bad flow must not stop the recording
                     _log.warning("a flow could not be recorded: %s", type(exc).__name__)
             if self._file is not None:
@@ -160,7 +162,8 @@ class Recorder:
             for _ in batch:
                 self._queue.task_done()
 
-    def _write(self, state: dict[str, Any]) -> None:
+    def _write(self, flow: http.HTTPFlow) -> None:
+        state = flow.get_state()
         metadata = state.get("metadata") or {}
         metadata.pop("pagewarden_session", None)  # the session's token stays in memory
         blob = tnetstring.dumps(state)
@@ -184,6 +187,11 @@ class Recorder:
         self._save(flow)
 
     def error(self, flow: http.HTTPFlow) -> None:
+        self._save(flow)
+
+    def http_connect_error(self, flow: http.HTTPFlow) -> None:
+        """A refused CONNECT (a blocked HTTPS host): saved with its 403 and refusal."""
+        self.request(flow)
         self._save(flow)
 
     def websocket_end(self, flow: http.HTTPFlow) -> None:

@@ -69,6 +69,8 @@ def session_proxy(
 
     def step_of(flow: Any) -> int | None:
         owner = sessions.get(flow.metadata.get("pagewarden_session", ""))
+        if owner is None and flow.request.method == "CONNECT":  # Chromium sends no token on it
+            owner = session
         return owner.current_step if owner is not None else None
 
     chain += [Replay(), Recorder(redact=guard.secrets.redact, step_of=step_of), *addons]

@@ -22,9 +22,9 @@ from mitmproxy import http
 from pagewarden.proxy._egress import NETWORK_POLICY, refuse_flow
 from pagewarden.proxy._refusal import Refusal
 
-__all__ = ["SessionTokens", "accept_language", "new_token", "split_token"]
+__all__ = ["SessionTokens", "accept_language", "new_token", "split_entry", "split_token"]
 
-_ENTRY = re.compile(r"^x-pw-([0-9a-f]{16,64})\s*;\s*q=0\.01$", re.IGNORECASE)
+_ENTRY = re.compile(r"^x-pw-([0-9a-f]{16,64})(?:-(t[0-9]{1,6}))?\s*;\s*q=0\.01$", re.IGNORECASE)
 
 
 def new_token() -> str:
@@ -32,24 +32,33 @@ def new_token() -> str:
     return _random.token_hex(12)
 
 
-def accept_language(token: str, locale: str | None = None) -> str:
-    """The ``Accept-Language`` value carrying `token` after the locale's own languages."""
+def accept_language(token: str, locale: str | None = None, tab: str | None = None) -> str:
+    """The ``Accept-Language`` value carrying `token` (and the guard's id of one tab, set on
+    that page only: ``x-pw-<token>-t2``) after the locale's own languages."""
     base = locale or "en-US"
     languages = f"{base},{base.split('-')[0]};q=0.9" if "-" in base else base
-    return f"{languages},x-pw-{token};q=0.01"
+    suffix = f"-{tab}" if tab else ""
+    return f"{languages},x-pw-{token}{suffix};q=0.01"
 
 
 def split_token(value: str) -> tuple[str | None, str]:
     """``(token or None, the value without it)``."""
-    token = None
+    token, _, rest = split_entry(value)
+    return token, rest
+
+
+def split_entry(value: str) -> tuple[str | None, str | None, str]:
+    """``(token or None, tab id or None, the value without the entry)``."""
+    token = tab = None
     kept = []
     for entry in (value or "").split(","):
         match = _ENTRY.match(entry.strip())
         if match is not None:
             token = match.group(1).lower()
+            tab = match.group(2).lower() if match.group(2) else None
         elif entry.strip():
             kept.append(entry.strip())
-    return token, ",".join(kept) if token is not None else value
+    return token, tab, ",".join(kept) if token is not None else value
 
 
 class SessionTokens:
@@ -78,7 +87,7 @@ class SessionTokens:
 
     def requestheaders(self, flow: http.HTTPFlow) -> None:
         header = flow.request.headers.get("accept-language")
-        token, rest = split_token(header or "")
+        token, tab, rest = split_entry(header or "")
         if token is not None:
             if rest:
                 flow.request.headers["accept-language"] = rest
@@ -86,6 +95,8 @@ class SessionTokens:
                 del flow.request.headers["accept-language"]
         if token is not None and self.known(token):
             flow.metadata["pagewarden_session"] = token
+            if tab is not None:  # the guard's id of the tab (page) that sent it
+                flow.metadata["pagewarden_tab"] = tab
         elif self.require and flow.response is None:
             refusal = Refusal(
                 "request", flow.request.url, flow.request.host, "no_session", NETWORK_POLICY,

@@ -238,12 +238,27 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def test_every_row_passes_through_the_network_layer(proxied_result: DemoResult) -> None:
+    """`pagewarden demo` runs through the proxy by default: every attack still stopped, every
+    benign task done, each run's requests judged by its own proxy, nothing at evil.test."""
+    runs = proxied_result.runs
+    failing = [f"{r.scenario.id}/{r.agent}: {r.summary} [{_steps(r)}]" for r in runs if not r.ok]
+    assert not failing, "\n".join(failing)
+    assert len(proxied_result.runs) == sum(2 if s.naive is not None else 1 for s in SCENARIOS)
+    for run in proxied_result.runs:
+        assert run.proxied_requests, f"{run.scenario.id}/{run.agent}: no request went through the proxy"
+        assert run.evil_received == []
+
+
 def test_cli_demo_guarded_exit_status(tmp_path: Path) -> None:
     done = _cli(
         "--scenario", "tracker-duplicate", "--scenario", "tracker-token", "--out", "out", cwd=tmp_path
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASS" in done.stdout and "PW-CREDENTIALS" in done.stdout
+    assert "network layer: 3 run(s) through their own proxy" in done.stdout  # the default
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert all(run["proxied_requests"] for run in results["runs"])
     assert (tmp_path / "out" / "report.html").is_file()
     assert (tmp_path / "out" / "traces" / "tracker-token-naive.jsonl").is_file()
 

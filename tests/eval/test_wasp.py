@@ -197,5 +197,6 @@ def test_the_network_layer_alone_keeps_the_token_home(data: Path) -> None:
     assert follow["add member"].attack_succeeded and not follow["add member"].errors
     assert report.configs[0].benign_completion == 1.0
     assert not any(e.errors for e in report.episodes if e.role == "benign")
-    # Known gap (reported): after the refused request to foo.com, the follower's next form post
-    # on gitlab.test reaches the site but its answer never comes back through the proxy.
+    # the follower's form posts after the refused request to foo.com get their answers
+    # (tests/proxy/test_after_refusal.py)
+    assert not any(e.errors for e in report.episodes), [e.errors for e in report.episodes]

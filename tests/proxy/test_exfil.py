@@ -85,7 +85,7 @@ def test_scan_finds_encodings_and_splits() -> None:
     assert leaks("/c?a=tok-4711-Z&b=ebra-Quartz-9")  # split across parameters
     assert leaks("/c/tok-4711-/Zebra-Quartz-9")  # split across path segments
     assert leaks("/c?d=" + base64.b64encode(b"id=" + SECRET.encode()).decode())  # base64 of a longer text
-    assert leaks("/c", b'{"x": "' + SECRET.encode().hex().encode() + b'"}') == []  # hex: not claimed
+    assert leaks("/c", b'{"x": "' + SECRET.encode().hex().encode() + b'"}')  # hex
     assert leaks("/c", b"data=tok-4711-Zebra-Quartz-9") and leaks("/c", b"tok%2D4711%2DZebra%2DQuartz%2D9")
     assert leaks("/c?q=" + SECRET, host="site.test") == []  # the allowed host
     assert leaks("/c?q=hello") == []

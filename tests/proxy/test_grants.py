@@ -91,3 +91,76 @@ def test_monitor_mode_reports_without_refusing() -> None:
     session = NetworkSession(guard)
     assert not session.enforce
     assert session.navigation_allowed("http://evil.test/") is False
+
+
+TAB_PAGE = """<!doctype html><title>Tab</title>
+<a id="held" href="http://other.test/landing" onclick="event.preventDefault()">Open the other site</a>
+<button id="leave" onclick="location.href='http://other.test/landing'">Refresh</button>"""
+
+
+async def test_a_grant_of_one_tab_is_no_use_to_another(netsite: LocalSite) -> None:
+    """Grants are per tab: tab A's judged link to other.test (which its page cancels, so the
+    grant is still live) and tab A's visit there do not let tab B's own script go there."""
+    from pagewarden.testing import Response
+
+    netsite.route("site.test", "/tab.html", lambda r: Response(TAB_PAGE))
+    async with launch(proxy=True, host_map={"*.test": netsite.port}) as tab_a:
+        await tab_a.goto("http://site.test/tab.html")
+        tab_b = await tab_a.context.new_page()
+        await tab_b.goto("http://site.test/tab.html")
+        await tab_a.click("#held")  # judged: a link to other.test → a live grant for tab A
+        await tab_b.click("#leave")  # allowed same-site button; its handler leaves by itself
+        await tab_b.wait_for_url("http://other.test/landing")
+        assert "Blocked by pagewarden" in await tab_b.title()
+        with pytest.raises(ActionBlocked) as blocked:
+            await tab_b.go_back()
+        assert "other.test" in blocked.value.verdict.explanation
+        await tab_b.go_back()
+        await tab_a.goto("http://other.test/")  # tab A goes there (judged)
+        await tab_b.click("#leave")  # still refused in tab B: tab A's reached sites are its own
+        await tab_b.wait_for_url("http://other.test/landing")
+        assert "Blocked by pagewarden" in await tab_b.title()
+        with pytest.raises(ActionBlocked):
+            await tab_b.go_back()
+        await tab_b.go_back()
+    landing = [r for r in netsite.requests_to("other.test") if r.path == "/landing"]
+    assert landing == []  # neither of tab B's attempts reached the server
+    assert [r.path for r in netsite.requests_to("other.test")][:1] == ["/"]  # tab A's judged goto
+
+
+async def test_the_same_tab_uses_its_own_grant(netsite: LocalSite) -> None:
+    from pagewarden.testing import Response
+
+    netsite.route("site.test", "/tab.html", lambda r: Response(TAB_PAGE))
+    async with launch(proxy=True, host_map={"*.test": netsite.port}) as page:
+        await page.goto("http://site.test/tab.html")
+        await page.click("#held")  # a live grant for this tab
+        await page.click("#leave")  # the same tab's script goes there within the grant
+        await page.wait_for_url("http://other.test/landing")
+        assert "reached" in await page.content()
+
+
+def test_grants_and_reached_sites_are_kept_per_tab() -> None:
+    from pagewarden.guard import Decision, Verdict
+    from pagewarden.guard._step import Action, Step
+    from pagewarden.observe._facts import ElementFacts, Observation
+    from pagewarden.worldmodel._prediction import Navigation, Prediction
+
+    session = NetworkSession(Guard())
+    session.tagged("t1", "http://site.test/")
+    session.tagged("t2", "http://site.test/")
+    link = ElementFacts(tag="a", href="http://other.test/x")
+    here = Observation("http://site.test/", tab="t1", target=link)
+    step = Step(Action("goto", value="http://other.test/x"), here)
+    assert session.grant(step, Verdict(Decision.ALLOW)) == ["other.test"]
+    assert session.navigation_allowed("http://site.test/y", "t2")  # its own site
+    assert not session.navigation_allowed("http://other.test/x", "t2")
+    assert not session.navigation_allowed("http://other.test/x", None)  # untagged pages neither
+    assert session.navigation_allowed("http://other.test/x", "t1")
+    assert not session.navigation_allowed("http://other.test/", "t2")  # reached by t1 only
+    blank = Step(Action("click"), Observation("http://site.test/", tab="t2",
+                                              target=ElementFacts(tag="a", href="http://third.test/",
+                                                                  link_target="_blank")))  # fmt: skip
+    opens = Prediction(navigation=Navigation("http://third.test/", via="link", new_tab=True))
+    session.grant(blank, Verdict(Decision.ALLOW, prediction=opens))  # untagged pages get it too
+    assert session.navigation_allowed("http://third.test/", None)

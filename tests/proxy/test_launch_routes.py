@@ -157,7 +157,7 @@ HOSTILE_NAMES = """<!doctype html><html><head><title>names</title>
  "prerender": [{"source": "list", "urls": ["http://specprerender-secret.evil.test/"]}]}</script>
 </head><body><a id="next" href="http://anchor-secret.evil.test/">next</a>
 <img src="http://img-secret.evil.test/i.png">
-<script>setTimeout(() => { location = 'http://nav-secret.evil.test/'; }, 800);</script></body></html>"""
+<button id="leave" onclick="location = 'http://nav-secret.evil.test/'">Leave</button></body></html>"""
 
 
 def net_log(path: Path) -> tuple[list[str], list[str]]:
@@ -186,7 +186,8 @@ async def _names_run(netsite: LocalSite, log_path: Path) -> tuple[list[str], lis
     ) as page:  # fmt: skip
         await page.goto("http://site.test/names.html")
         await page.unwrap().hover("#next")
-        await page.unwrap().wait_for_url("http://nav-secret.evil.test/", timeout=10_000)
+        await page.unwrap().click("#leave")  # the page's own script navigates (raw: not judged)
+        await page.unwrap().wait_for_url("http://nav-secret.evil.test/", timeout=40_000)
         await asyncio.sleep(0.5)
     return net_log(log_path)
 

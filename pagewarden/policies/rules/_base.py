@@ -121,6 +121,8 @@ class CompiledRule:
     kind: ClassVar[str]
     #: Action kinds this rule looks at; None means every kind.
     kinds: ClassVar[frozenset[str] | None] = None
+    #: Position in the `RuleBook` that compiled it (policy order).
+    book_order: int = 0
 
     def __init__(self, policy: Policy, rule: Rule) -> None:
         self.policy = policy

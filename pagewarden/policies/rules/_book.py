@@ -12,9 +12,9 @@ session (`observe`), so they do not scan the history.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._model import Policy
@@ -29,6 +29,8 @@ from pagewarden.policies.rules._base import (
 from pagewarden.policies.rules._index import FAMILY, TRIGRAM_FAMILIES, step_keys, trigrams_of
 
 __all__ = ["RuleBook"]
+
+_ORDER = attrgetter("book_order")  # a compiled rule's position in its book (policy order)
 
 
 @dataclass(slots=True)
@@ -52,7 +54,7 @@ class RuleBook:
         for policy in policies:
             for rule in policy.rules:
                 compiled = rule_class(rule.kind)(policy, rule)
-                self._position[id(compiled)] = len(self.rules)
+                self._position[id(compiled)] = compiled.book_order = len(self.rules)
                 self.rules.append(compiled)
                 if compiled.kinds is None:
                     self._every.append(compiled)
@@ -74,12 +76,12 @@ class RuleBook:
         return self._position[id(rule)]
 
     def _merged(self, a: list[CompiledRule], b: list[CompiledRule]) -> list[CompiledRule]:
-        """Two lists in policy order merged into one (linear)."""
+        """Two lists in policy order merged into one (linear: the sort finds the two runs)."""
         if not a:
             return b
         if not b:
             return a
-        return list(heapq.merge(a, b, key=self._pos))
+        return sorted(a + b, key=_ORDER)
 
     def rules_for(self, action_kind: str) -> list[CompiledRule]:
         """The evaluators that look at `action_kind`, in policy order."""
@@ -128,7 +130,7 @@ class RuleBook:
                             found[id(rule)] = rule
         if not found:
             return plan.always
-        return self._merged(plan.always, sorted(found.values(), key=self._pos))
+        return self._merged(plan.always, sorted(found.values(), key=_ORDER))
 
     def evaluate(self, ctx: RuleContext, *, exhaustive: bool = False) -> tuple[list[Finding], list[str]]:
         """All findings for the step, and errors of evaluators that failed.

@@ -287,18 +287,37 @@ class DomainAllow(CompiledRule):
 
     kinds = _NAV_KINDS | _ON_PAGE
 
+    def __init__(self, policy, rule) -> None:
+        super().__init__(policy, rule)
+        self._patterns = tuple(rule.patterns)
+        self._memo_key = "domain_allow\u0000" + "\u0000".join(self._patterns)
+
     def _outside(self, ctx: RuleContext) -> str | None:
         url = ctx.page_url
         if ctx.action.kind not in _ON_PAGE or not ctx.step.observation.url or url.url in _HARMLESS:
             return None
         if url.scheme in ("about", "chrome-error") and not url.host:
             return None
-        if url.host and _allowed_host(url.host, tuple(self.rule.patterns)):
+        if url.host and _allowed_host(url.host, self._patterns):
             return None
         return url.host or f"a {url.scheme or 'relative'}: page"
 
+    def _judged(self, ctx: RuleContext) -> tuple[str | None, tuple[tuple[Destination, str | None], ...]]:
+        """Where the tab is outside the list (or None), and the destinations that leave it:
+        the same for every allow-list with the same patterns, so computed once per step."""
+        found = ctx.memo.get(self._memo_key)
+        if found is None:
+            leaving = tuple(
+                (dest, dest.url.host)
+                for dest in destinations(ctx)
+                if dest.url.url not in _HARMLESS
+                and not (dest.url.host and _allowed_host(dest.url.host, self._patterns))
+            )
+            found = ctx.memo[self._memo_key] = (self._outside(ctx), leaving)
+        return found  # type: ignore[return-value]
+
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        where = self._outside(ctx)
+        where, leaving = self._judged(ctx)
         if where is not None:
             allowed = ", ".join(self.rule.patterns)
             yield self.finding(
@@ -308,12 +327,7 @@ class DomainAllow(CompiledRule):
                 evidence={"page": ctx.page_url.url, "allowed": list(self.rule.patterns)},
             )
             return
-        for dest in destinations(ctx):
-            if dest.url.url in _HARMLESS:
-                continue
-            host = dest.url.host
-            if host and _allowed_host(host, tuple(self.rule.patterns)):
-                continue
+        for dest, host in leaving:
             where = host or f"a {dest.url.scheme or 'relative'}: URL with no host"
             yield self.finding(
                 f"{dest.via} to {where} leaves the allowed domains",
