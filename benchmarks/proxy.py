@@ -185,6 +185,7 @@ def throughput_and_memory(site: LocalSite, requests: int, record_dir: Path) -> d
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory() as tmp, _site() as site:
         os.environ.setdefault("PAGEWARDEN_CONFIG_DIR", str(Path(tmp) / "config"))
         load = await page_load(site, args.iterations, args.warmup, Path(tmp))
@@ -194,6 +195,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "pagewarden": __version__,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
+        "load_average_start": load_start,
         "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         "page_load": load,
         "addon_chain": chain,
