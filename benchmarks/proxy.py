@@ -37,6 +37,7 @@ from rich.table import Table
 
 from pagewarden import Guard, Secret, __version__
 from pagewarden._browser import chromium_launch_options
+from pagewarden.proxy._recorder import Recorder
 from pagewarden.proxy._session import session_proxy
 from pagewarden.proxy._tokens import accept_language
 from pagewarden.testing import LocalSite, Response
@@ -79,6 +80,12 @@ def _stats(samples: list[float]) -> dict[str, float]:
     }
 
 
+def _reached(session: Any) -> None:
+    """`HOST` counts as reached through a judged action (untagged tab), as after a goto."""
+    session.follow_redirect(f"http://{HOST}/")  # a short grant ...
+    assert session.navigation_allowed(f"http://{HOST}/")  # ... used: the site is now reached
+
+
 def _guard(record: Path | None = None) -> Guard:
     return Guard(secrets=[Secret("tok-bench-Zebra-4711", allow_domains=[HOST])], record=record)
 
@@ -97,7 +104,7 @@ async def page_load(site: LocalSite, iterations: int, warmup: int, record_dir: P
                 extra_http_headers={"Accept-Language": accept_language(guard.network.token)},
             )
             proxied = await proxied_context.new_page()
-            guard.network.sites.add(HOST)  # as after the agent's first judged goto
+            _reached(guard.network)  # as after the agent's first judged goto
             pages = {"direct": direct, "proxy": proxied}
             for index in range(warmup + iterations):
                 order = ("direct", "proxy") if index % 2 == 0 else ("proxy", "direct")
@@ -146,15 +153,18 @@ def throughput_and_memory(site: LocalSite, requests: int, record_dir: Path) -> d
     proxy = session_proxy(guard, host_map={HOST: site.port})
     proxy.start()
     try:
-        guard.network.sites.add(HOST)
+        _reached(guard.network)
         token = guard.network.token
         _get_many("127.0.0.1", proxy.port, 50, True, token)  # warm-up
+        recorder = proxy.addon(Recorder)
+        recorder.flush(60)
         flows_file = guard.recording.flows_path
         size_before = flows_file.stat().st_size if flows_file.exists() else 0
         gc.collect()
         tracemalloc.start()
         before = tracemalloc.get_traced_memory()[0]
         rps_proxy = _get_many("127.0.0.1", proxy.port, requests, True, token)
+        recorder.flush(60)  # the writer thread catches up (it writes once traffic pauses)
         gc.collect()
         after = tracemalloc.get_traced_memory()[0]
         tracemalloc.stop()
@@ -175,6 +185,7 @@ def throughput_and_memory(site: LocalSite, requests: int, record_dir: Path) -> d
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory() as tmp, _site() as site:
         os.environ.setdefault("PAGEWARDEN_CONFIG_DIR", str(Path(tmp) / "config"))
         load = await page_load(site, args.iterations, args.warmup, Path(tmp))
@@ -184,6 +195,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "pagewarden": __version__,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
+        "load_average_start": load_start,
         "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         "page_load": load,
         "addon_chain": chain,

@@ -27,7 +27,7 @@ __all__ = ["Recorder"]
 _log = logging.getLogger("pagewarden.proxy")
 #: The writer waits for this long without a new flow before writing (or for BATCH_LIMIT flows).
 QUIET_SECONDS = 0.15
-BATCH_LIMIT = 500
+BATCH_LIMIT = 100
 _PLAIN_CHARSETS = ("utf-8", "utf8", "us-ascii", "ascii")
 
 

@@ -52,6 +52,7 @@ class _ReplayGuard(Guard):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.expect_ran: bool | None = None
+        self.last_reasoning: str | None = None  # the recorded reasoning of the step being performed
         self._real: Verdict | None = None
         self.commits: list[tuple[Step, Verdict, bool]] = []
 
@@ -103,12 +104,22 @@ def _options(action: Action, timeout_ms: float) -> dict[str, Any]:
     return options
 
 
-async def _perform(page: Any, action: Action, timeout_ms: float) -> None:
+async def _perform(page: Any, action: Action, timeout_ms: float, guard: Any = None) -> None:
     """Perform `action` on `page` (a guarded page) as it was called; raises what Playwright
     or the guard raises; `LookupError` when the recording does not say how to perform it."""
     owner, _, name = action.method.partition(".")
     value = action.value
     selector = action.selector
+    if action.method == "Guard.message_user" and guard is not None and value is not None:
+        from pagewarden.observe._facts import Observation
+
+        await guard.acheck(guard.make_step(action, Observation(url=page.url), guard.last_reasoning))
+        return
+    if owner == "APIRequestContext":
+        raise LookupError(
+            "an API request (page.request …) does not go through the browser's proxy, so the "
+            "recorded flows cannot answer it; its body is not recorded either"
+        )
     if owner in ("Page", "Frame") and name in _NAVIGATIONS:
         if name == "goto":
             await page.goto(value or "", timeout=timeout_ms)
@@ -227,7 +238,8 @@ async def _replay_steps(
                 reopened = f"the replay opened {url[:160]} to go on"
             except Exception as exc:  # noqa: BLE001 - the step then fails and says why
                 reopened = f"the replay could not open {url[:160]}: {type(exc).__name__}"
-        if recorded_step.reasoning:
+        guard.last_reasoning = recorded_step.reasoning
+        if recorded_step.reasoning and action.method != "Guard.message_user":
             target.reasoning(recorded_step.reasoning)
         before, missed = len(guard.commits), len(misses)
         missed_earlier, missed_before = misses[missed_before:missed], missed
@@ -276,7 +288,7 @@ async def _attempt(guard: _ReplayGuard, page: Any, action: Action, ran: bool, ti
     exception it raised, or None."""
     guard.expect_ran = ran
     try:
-        await _perform(page, action, timeout_ms)
+        await _perform(page, action, timeout_ms, guard)
     except Exception as exc:  # noqa: BLE001 - the guard's stop, or the step cannot be performed
         return exc
     finally:

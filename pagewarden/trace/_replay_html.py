@@ -9,7 +9,7 @@ from pagewarden.trace._replay import ReplayedStep, ReplayReport
 __all__ = ["render_replay_html"]
 
 _CSS = """
-body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;max-width:1000px;color:#222}
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;max-width:1000px;color:#222;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;table-layout:fixed}
 th,td{border-bottom:1px solid #ddd;padding:.35rem .4rem;text-align:left;vertical-align:top;
 overflow-wrap:anywhere;word-break:break-word}
@@ -18,6 +18,9 @@ th{background:#f4f4f4}.changed{background:#fff4e0}.unverifiable{background:#eef2
 .d-allow{color:#176b1c}.d-block{color:#b00020;font-weight:600}.d-ask{color:#8a5a00;font-weight:600}
 .d-revise{color:#5a3d99}.muted{color:#777}code{font-size:12px}
 """
+
+
+_STATUS = {"not_rerun": "not re-run"}
 
 
 def _decision(value: str | None) -> str:
@@ -38,7 +41,7 @@ def _row(step: ReplayedStep) -> str:
         f'<tr class="{escape(step.status)}"><td>{escape(step.session)}<br>#{step.index}</td>'
         f"<td><code>{escape(step.action)}</code><br><span class=muted>{escape(step.url)}</span></td>"
         f"<td>{_decision(step.recorded)} → {_decision(step.now or None)}<br>"
-        f"<span class=muted>{escape(step.status.replace('_', ' '))}"
+        f"<span class=muted>{escape(_STATUS.get(step.status, step.status))}"
         f"{'' if step.ran else ', did not run'}</span></td>"
         f"<td>{escape(', '.join(step.recorded_policies) or '-')} → "
         f"{escape(', '.join(step.now_policies) or '-')}</td>"

@@ -157,6 +157,7 @@ def test_url_deny_flags_everything_the_benchmark_flags(pattern: str) -> None:
             assert "?" in url or pattern.lower() in url.lower(), (pattern, url)
 
 
+@pytest.mark.timeout(1500)  # the whole release, ~1 min idle, 4+ min on a loaded machine
 @pytest.mark.parametrize(
     ("name", "expect_misses"),
     [("test.raw.json", True), ("test.raw.v2024-10.json", False)],

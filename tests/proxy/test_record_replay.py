@@ -73,7 +73,11 @@ async def test_recorded_flows_carry_no_secret(tmp_path: Path, netsite: LocalSite
     ) as page:
         await page.goto("http://site.test/exfil.html")
         await page.fill("#token", secret)  # the page's script sends it to evil.test: refused
-        await asyncio.sleep(0.5)
+        for _ in range(100):  # all six routes of the page refused (slow under load)
+            if len([r for r in page.guard.network.refusals if r.rule == "sensitive_data"]) >= 6:
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(0.3)
         with pytest.raises(ActionBlocked):  # ... and the agent hears of it
             await page.goto("http://site.test/plain.html")
         await page.goto(f"http://site.test/plain.html?token={secret}")  # allowed: site.test may get it

@@ -89,6 +89,7 @@ def recording(tmp_path_factory: pytest.TempPathFactory, proxy_config_dir: Path) 
             await page.press("#name", "Tab")  # 9
             await page.click("#go")  # 10
             await page.wait_for_url("http://shop.test/submit")
+            page.guard.message_user("Ordered a blue one for Ann.")  # 11
 
     with site:
         asyncio.run(record())
@@ -105,15 +106,16 @@ def test_replay_in_the_browser_gives_the_recorded_decisions(recording: Path, tmp
     result = run("replay", str(recording), "--browser", "--json", str(out), "--html", str(html))
     assert result.returncode == 0, result.stdout + result.stderr
     report = _results(out)
-    assert report["browser"] is True and report["steps"] == 10 and report["changed"] == 0
+    assert report["browser"] is True and report["steps"] == 11 and report["changed"] == 0
     recorded = [json.loads(line)["verdict"]["decision"] for line in (recording / "trace.jsonl").open()]
-    assert recorded == ["allow"] * 3 + ["block"] + ["allow"] * 6
+    assert recorded == ["allow"] * 3 + ["block"] + ["allow"] * 7
     results = report["results"]
     statuses = [r["status"] for r in results]
     # every step was performed (or, for the blocked one, judged) again with the same decision,
     # except the typed secret: its value is redacted in the recording, so it cannot be typed again
-    assert statuses == ["same"] * 7 + ["not_rerun"] + ["same"] * 2, statuses
-    assert [r["now"] for r in results if r["status"] == "same"] == ["allow"] * 3 + ["block"] + ["allow"] * 5
+    assert statuses == ["same"] * 7 + ["not_rerun"] + ["same"] * 3, statuses
+    assert [r["now"] for r in results if r["status"] == "same"] == ["allow"] * 3 + ["block"] + ["allow"] * 6
+    assert "Ordered a blue one" in results[10]["action"]  # the message to the user, judged again
     assert results[3]["now_policies"] == ["ORG-ADMIN"] and results[3]["ran"] is False
     assert "redacted" in results[7]["note"] and report["not_rerun"] == 1
     assert report["misses"] == []
@@ -154,7 +156,7 @@ def test_a_changed_policy_shows_the_changed_step_and_exits_1(recording: Path, tm
                 for r in results if r["index"] in keep]  # fmt: skip
 
     performed = {r["index"] for r in report["results"] if r["status"] != "not_rerun"}
-    assert len(performed) == 9
+    assert len(performed) == 10
     # ... except step 3: offline there is no network layer to refuse page two
     assert "network:url_deny" in report["results"][2]["now_reason"]
     performed.discard(3)
@@ -184,5 +186,5 @@ def test_a_missing_flow_names_the_step_and_why(recording: Path, tmp_path: Path) 
     assert step["status"] == "not_rerun" and "not found on the replayed page" in step["note"]
     assert "shop.test/two.html" in step["note"]
     # the session goes on: later steps on the first page are performed again
-    assert [r["status"] for r in results[3:]] == ["same"] * 4 + ["not_rerun"] + ["same"] * 2
+    assert [r["status"] for r in results[3:]] == ["same"] * 4 + ["not_rerun"] + ["same"] * 3
     assert "not performed again" in result.stdout

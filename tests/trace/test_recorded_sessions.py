@@ -250,3 +250,30 @@ def test_the_report_folds_long_runs_of_allowed_steps() -> None:
 
     page = render_session_report([*(line(i, "allow") for i in range(1, 7)), line(7, "block")], title="t")
     assert "6 allowed steps" in page and page.count("class='r-block'") == 1
+
+
+async def test_the_replay_diff_page_fits_a_1024_px_window(tmp_path: Path, browser) -> None:
+    """Long unbroken texts (a URL, a selector, a reason) wrap instead of widening the page, for
+    the offline and the browser replay's page alike (the latter lists steps not performed)."""
+    from pagewarden.trace._replay import ReplayedStep, ReplayReport
+    from pagewarden.trace._replay_html import render_replay_html
+
+    long_url = "http://app.test/" + "a" * 400 + "?q=" + "b" * 300
+    steps = [
+        ReplayedStep("s1", 1, 1, "click '" + "#x" * 150 + "'", long_url, True, "allow", "block", "changed",
+                     [], ["ORG-" + "P" * 120], "", "reason " + "r" * 500, ""),
+        ReplayedStep("s1", 2, 2, "fill '#token'", long_url, True, "allow", "", "not_rerun",
+                     note="not performed again: its value was redacted " + "n" * 300),
+    ]  # fmt: skip
+    report = ReplayReport("run-" + "d" * 200, steps, ["s1"], 12.0, browser=True, misses=["GET " + long_url])
+    out = tmp_path / "diff.html"
+    out.write_text(render_replay_html(report))
+    text = out.read_text()
+    assert "not re-run" in text and "1 not performed again" in text and "<script" not in text.lower()
+    page = await browser.new_page(viewport={"width": 1024, "height": 800})
+    try:
+        await page.goto(out.as_uri())
+        await page.locator("details summary").click()  # "All steps" open too
+        assert await page.evaluate("document.documentElement.scrollWidth") <= 1024
+    finally:
+        await page.close()
