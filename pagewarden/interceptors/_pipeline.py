@@ -399,31 +399,45 @@ def _dialog_facts(dialog: Any) -> ElementFacts:
     )
 
 
+def _pinning_finding(message: str, guidance: str, evidence: dict[str, Any]) -> Finding:
+    """The `PW-GUARD/destination_pinning` finding every pinning verdict carries."""
+    return Finding(
+        policy_id="PW-GUARD",
+        rule="destination_pinning",
+        message=message,
+        risk_level="high",
+        score=0.9,
+        guidance=guidance,
+        evidence=evidence,
+    )
+
+
+def _pinning_block(verdict: Verdict, finding: Finding) -> Verdict:
+    """`verdict` turned into a BLOCK led by the pinning `finding`."""
+    return replace(
+        verdict,
+        decision=Decision.BLOCK,
+        score=max(verdict.score, 0.9),
+        findings=(finding, *verdict.findings),
+        explanation=f"[PW-GUARD/destination_pinning] {finding.message}",
+        guidance=finding.guidance,
+        approved_by=None,
+    )
+
+
 def _destination_changed(step: Step, verdict: Verdict, stop: dict[str, Any]) -> Verdict:
     """The verdict once the page swapped the judged destination and the reader stopped it."""
     message = (
         f"the page changed the {stop.get('how', 'link')}'s destination when it was clicked, from "
         f"{stop.get('expected')} to {stop.get('actual')}; the navigation was stopped"
     )
-    finding = Finding(
-        policy_id="PW-GUARD",
-        rule="destination_pinning",
-        message=message,
-        risk_level="high",
-        score=0.9,
-        guidance="The page tried to send you somewhere other than where its link said. Do not retry "
+    finding = _pinning_finding(
+        message,
+        "The page tried to send you somewhere other than where its link said. Do not retry "
         "it; continue with the user's goal another way, or tell the user.",
-        evidence={"expected": stop.get("expected"), "actual": stop.get("actual")},
+        {"expected": stop.get("expected"), "actual": stop.get("actual")},
     )
-    return replace(
-        verdict,
-        decision=Decision.BLOCK,
-        score=max(verdict.score, 0.9),
-        findings=(finding, *verdict.findings),
-        explanation=f"[PW-GUARD/destination_pinning] {message}",
-        guidance=finding.guidance,
-        approved_by=None,
-    )
+    return _pinning_block(verdict, finding)
 
 
 class DocumentWatch:
@@ -464,25 +478,13 @@ def _report_unavailable(step: Step, verdict: Verdict, reason: str) -> Verdict:
         "the action ran, but the guard could not confirm that the page kept the judged "
         f"destination: {reason}"
     )
-    finding = Finding(
-        policy_id="PW-GUARD",
-        rule="destination_pinning",
-        message=message,
-        risk_level="high",
-        score=0.9,
-        guidance="Check where the page is now before going on; if it is not where the link said, "
+    finding = _pinning_finding(
+        message,
+        "Check where the page is now before going on; if it is not where the link said, "
         "go back or tell the user.",
-        evidence={"expected": step.observation.target.href if step.observation.target else None},
+        {"expected": step.observation.target.href if step.observation.target else None},
     )
-    return replace(
-        verdict,
-        decision=Decision.BLOCK,
-        score=max(verdict.score, 0.9),
-        findings=(finding, *verdict.findings),
-        explanation=f"[PW-GUARD/destination_pinning] {message}",
-        guidance=finding.guidance,
-        approved_by=None,
-    )
+    return _pinning_block(verdict, finding)
 
 
 def _stopped_earlier(step: Step, stops: list[str], guard_mode: str) -> Verdict:
@@ -494,16 +496,12 @@ def _stopped_earlier(step: Step, stops: list[str], guard_mode: str) -> Verdict:
         + "; ".join(stops)
         + "); it was stopped"
     )
-    finding = Finding(
-        policy_id="PW-GUARD",
-        rule="destination_pinning",
-        message=message,
-        risk_level="high",
-        score=0.9,
-        guidance="The page tried to take you elsewhere by itself; you are still on the same page. "
+    finding = _pinning_finding(
+        message,
+        "The page tried to take you elsewhere by itself; you are still on the same page. "
         "This action did not run: retry it if the task still needs it. If the task needs that "
         "other site, open it with goto, so that it is judged.",
-        evidence={"stopped": stops},
+        {"stopped": stops},
     )
     return Verdict(
         decision=Decision.BLOCK,
