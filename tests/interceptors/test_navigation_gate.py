@@ -227,3 +227,30 @@ async def test_no_policies_no_routing(page: Page) -> None:
     guarded = Guard(goal="Use the app.").wrap(page)
     await guarded.goto("http://app.test/plain.html")
     assert guarded._pw_shared.gate is None
+
+
+async def test_same_site_script_redirect_without_an_allow_list_runs(page: Page, site: LocalSite) -> None:
+    """No allow-list: the pin lets a script navigation after a click reach the page's own site
+    (another subdomain, e.g. a login host) …"""
+    site.route("login.app.test", "/plain.html", lambda _r: Response("login page"))
+    guarded = Guard(goal="Use the app.").wrap(page)
+    await guarded.goto(_serve(site, "script_after_click", "http://login.app.test/plain.html?c=gate-sub"))
+    async with page.expect_navigation():
+        await guarded.click("#t")
+    assert page.url == "http://login.app.test/plain.html?c=gate-sub"
+
+
+async def test_cross_site_script_redirect_without_an_allow_list_is_stopped(
+    page: Page, site: LocalSite
+) -> None:
+    """… but not another site: without an allow-list nothing vouches for it (the agent hears of
+    it and can open it with goto, which is judged)."""
+    guarded = Guard(goal="Use the app.").wrap(page)
+    await guarded.goto(_serve(site, "script_after_click", "http://other.test/plain.html?c=gate-cross"))
+    await guarded.click("#t")
+    await _settle(page, 400)
+    assert [r for r in site.requests_to("other.test") if r.query.get("c") == ["gate-cross"]] == []
+    with pytest.raises(ActionBlocked) as caught:
+        await guarded.hover("#t")
+    assert caught.value.verdict.findings[0].rule == "destination_pinning"
+    await guarded.goto("http://other.test/plain.html?c=gate-cross")
