@@ -139,6 +139,20 @@ class CompiledRule:
         `kind`; None (the default) when it may fire on any step of its kinds."""
         return None
 
+    def observe_keys(self) -> frozenset[tuple] | None:
+        """Element keys (see `_index`) without one of which an action that ran cannot change
+        this rule's running state (`observe`); None (the default): every observed action can."""
+        return None
+
+    def group_key(self) -> tuple | None:
+        """Rules with equal group keys decide alike on every step: the same kind and
+        configuration, no running state, policies of the same risk level and category (a rule
+        looks at its policy only to sign its findings). The book runs one of them and gives its
+        findings to the others' policies. None: never grouped (rules with running state)."""
+        if self.observes != frozenset():
+            return None
+        return (self.kind, type(self.rule).__name__, self.rule.model_dump_json(), self._level, self._category)
+
     #: Action kinds of earlier actions this rule keeps a running state of (`observe`); None
     #: for every kind, empty for none.
     observes: frozenset[str] | None = frozenset()

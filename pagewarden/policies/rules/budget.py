@@ -35,6 +35,9 @@ class ActionBudget(CompiledRule):
     def index_keys(self, kind: str) -> frozenset[tuple] | None:
         return self._keys
 
+    def observe_keys(self) -> frozenset[tuple] | None:
+        return self._keys  # a targeted budget counts only actions on elements it picks
+
     def observe(self, entry: HistoryEntry, state: RuleMemory, history) -> None:
         if self._counts(entry):
             state[self] = state.get(self, 0) + 1
