@@ -8,7 +8,7 @@ Everything here is sans-I/O: no Playwright, no network.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -138,6 +138,17 @@ class CompiledRule:
         """Keys (see `_index`) without one of which this rule cannot fire on an action of
         `kind`; None (the default) when it may fire on any step of its kinds."""
         return None
+
+    def gate(self, kind: str) -> tuple[Hashable, int] | None:
+        """``(count, limit)`` when this rule can fire on an action of `kind` only once a count
+        has reached `limit` (a budget of N actions); rules naming the same count share it: the
+        book reads it once per step (`gate_count`) and runs only the rules whose limit it
+        reached. None (the default): no such gate."""
+        return None
+
+    def gate_count(self, ctx: RuleContext) -> int:
+        """The current value of the count `gate` names."""
+        raise NotImplementedError
 
     def observe_keys(self) -> frozenset[tuple] | None:
         """Element keys (see `_index`) without one of which an action that ran cannot change

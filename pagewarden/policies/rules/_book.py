@@ -18,8 +18,9 @@ order, exactly as if each had run.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from bisect import bisect_right
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 
 from pagewarden.guard._verdict import Finding
@@ -53,6 +54,18 @@ class _Plan:
 
     always: list[CompiledRule] = field(default_factory=list)
     keyed: dict[str, dict[tuple, list[CompiledRule]]] = field(default_factory=dict)
+    #: rules that can fire only once a count they share reached their limit (`CompiledRule.gate`):
+    #: per count, the rule that reads it, the limits in ascending order and their rules
+    gated: list[tuple[CompiledRule, list[int], list[CompiledRule]]] = field(default_factory=list)
+
+
+def _signed(finding: Finding, policy_id: str) -> Finding:
+    """`finding` as another policy's (same rule, risk level and category)."""
+    f = finding
+    return Finding(
+        policy_id, f.rule, f.message, f.risk_level, f.category, f.score, f.requires_approval, f.guidance,
+        dict(f.evidence),
+    )  # fmt: skip
 
 
 class RuleBook:
@@ -120,10 +133,15 @@ class RuleBook:
         if plan is not None:
             return plan
         plan = _Plan()
+        gates: dict[Hashable, list[tuple[int, CompiledRule]]] = {}
         for rule in self._merged(self._lead_by_kind.get(kind, []), self._lead_every):
             keys = rule.index_keys(kind)
             if keys is None:
-                plan.always.append(rule)
+                gate = rule.gate(kind)
+                if gate is None:
+                    plan.always.append(rule)
+                else:
+                    gates.setdefault(gate[0], []).append((gate[1], rule))
                 continue
             for key in keys:
                 family = plan.keyed.setdefault(FAMILY[key[0]], {})
@@ -136,15 +154,25 @@ class RuleBook:
                 rules = family.setdefault(key, [])
                 if not rules or rules[-1] is not rule:
                     rules.append(rule)
+        for members in gates.values():
+            members.sort(key=_FIRST)
+            plan.gated.append((members[0][1], [limit for limit, _ in members], [r for _, r in members]))
         self._plans[kind] = plan
         return plan
 
     def candidates(self, ctx: RuleContext) -> list[CompiledRule]:
         """The rules that can apply to this step, in policy order."""
         plan = self._plan(ctx.step.action.kind)
-        if not plan.keyed:
+        if not plan.keyed and not plan.gated:
             return plan.always
         found: dict[int, CompiledRule] = {}
+        for counter, limits, rules in plan.gated:
+            try:
+                reached = bisect_right(limits, counter.gate_count(ctx))
+            except Exception:  # noqa: BLE001 - unknown count: every rule runs (and decides)
+                reached = len(rules)
+            for rule in rules[:reached]:
+                found[id(rule)] = rule
         for family, index in plan.keyed.items():
             keys = step_keys(ctx, family)
             if len(keys) <= len(index):
@@ -189,7 +217,7 @@ class RuleBook:
                 continue
             copied = True
             for other in group:  # same rule, same risk level and category: the same findings
-                mine = [replace(f, policy_id=other.policy.id, evidence=dict(f.evidence)) for f in found]
+                mine = [_signed(f, other.policy.id) for f in found]
                 failed = error and f"rule {other.kind} of {other.policy.id} failed: {error}"
                 said.append((other.book_order, mine, failed))
         if copied:
