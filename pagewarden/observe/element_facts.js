@@ -1296,7 +1296,7 @@ function __pwLibrary() {
     // click, a same-site href or form action rewritten on mousedown / submit).
     const target = mode === "page" || !f ? null
       : {link: f.href || null, form: f.is_submit && f.form ? f.form.action : null};
-    pinAs(allowed, expected, mode !== "links", target, policy);
+    pinAs(allowed, expected, mode !== "links", target, policy, mode === "page" ? null : el);
     // A script of this frame can navigate the frames above it (`top.location = …`): their
     // readers pin the same origins (same-origin ancestors; Chromium stops a cross-origin
     // frame from navigating the top without the user's click anyway).
@@ -1310,10 +1310,11 @@ function __pwLibrary() {
       w = up;
     }
   }
-  function pinAs(allowed, expected, scripts, target, policy) {
+  function pinAs(allowed, expected, scripts, target, policy, el) {
     relisten();
     allowed.add(docOrigin(document));
-    pinned = {allowed, scripts, expected, target: target || null, policy: policy || null, until: Date.now() + 10000};
+    pinned = {allowed, scripts, expected, target: target || null, policy: policy || null, el: el || null,
+      until: Date.now() + 10000};
   }
   const decode = W.decodeURIComponent;
   function sameTarget(now, judged) {
@@ -1336,15 +1337,27 @@ function __pwLibrary() {
     push(stopped, {expected: pinned.expected, actual, how});
     if (stopped.length > 8) stopped.shift();
   }
+  // The judged activation was neither a link nor a submit button, yet the click reaches one that
+  // is not the judged element: the page put it there after the guard's read (an element
+  // swapped in on pointerdown / mousedown, under the click point Playwright had checked).
+  const swappedIn = (node) => !!(pinned.el && pinned.target && node !== pinned.el);
   function onClick(event) {
     if (!active() || !isTrusted(event)) return;
     for (const node of composedPath(event)) {
       if (!isElement(node)) continue;
       const raw = linkHref(node);
-      if (raw === null) continue;
+      if (raw === null) {
+        if (isSubmitter(node) && submitterOk(node) && !pinned.target?.form && swappedIn(node)) {
+          const action = getAttr(node, "formaction") || getAttr(formOf(node), "action");
+          stop(event, action && trimText(action) ? resolve(action, node) : docURLOf(ownerDocumentOf(node)), "form");
+          return;
+        }
+        continue;
+      }
       const now = resolve(trimText(raw), node);
       if (!allowedDest(now) && !testRe(/^javascript:/i, now)) stop(event, now, "link");
       else if (pinned.target && pinned.target.link && !sameTarget(now, pinned.target.link)) stop(event, now, "link");
+      else if (pinned.target && !pinned.target.link && swappedIn(node)) stop(event, now, "link");
       return;
     }
   }

@@ -381,3 +381,39 @@ async def test_same_site_destination_rewritten_at_click(
         await page.wait_for_timeout(300)
         assert not [r for r in site.requests_to("app.test", path) if r.query.get("c") == [name]]
         assert page.url == f"http://app.test/rt/{name}.html"
+
+
+SWAPPED_IN = {
+    # the judged element is a plain button; on pointerover (after Playwright's hit check) the
+    # page puts a same-site link / submit button in its place, under the click point
+    "link": "<a id='t' href='/plain.html?c={C}'>Save</a>",
+    "submit": "<form action='/plain.html?c={C}' method='post'><button id='t'>Save</button></form>",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SWAPPED_IN))
+async def test_same_site_control_swapped_in_under_a_judged_button_is_stopped(
+    page: Page, site: LocalSite, kind: str
+) -> None:
+    name = f"swapped-in-{kind}"
+    swap = SWAPPED_IN[kind].replace("{C}", name)
+    html = (
+        '<div id="slot"><button id="t" type="button">Save</button></div>'
+        "<script>document.getElementById('t').addEventListener('pointerover', () => queueMicrotask(() => {"
+        f' document.getElementById("slot").innerHTML = "{swap}"; }}), {{once: true}});</script>'
+    )
+    site.route("app.test", f"/rt/{name}.html", lambda _r: Response(f"<!doctype html><body>{html}</body>"))
+    guarded = Guard(ALLOW_APP, goal="Use the app.").wrap(page)
+    await guarded.goto(f"http://app.test/rt/{name}.html")
+    await guarded.click("#t")  # a plain button: judged, and run
+    await page.wait_for_timeout(300)
+    assert not [r for r in site.requests_to("app.test", "/plain.html") if r.query.get("c") == [name]]
+    assert page.url == f"http://app.test/rt/{name}.html"
+    with pytest.raises(GuardError) as caught:  # heard at the next action
+        await guarded.hover("#t")
+    assert caught.value.verdict.findings[0].rule == "destination_pinning"
+    # unguarded, the swap works: the click lands on the control put in the button's place
+    await page.goto(f"http://app.test/rt/{name}.html")
+    await page.click("#t")
+    await page.wait_for_timeout(300)
+    assert [r for r in site.requests_to("app.test", "/plain.html") if r.query.get("c") == [name]]
