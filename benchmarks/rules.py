@@ -1,19 +1,25 @@
 """Rules-tier decision time per action with 0, 100, 1,000 and 3,000 policies, over a short
 session and over one with 10,000 earlier actions.
 
-The rules tier is what runs for every action before it executes: the session view for the
-rules, the compiled `RuleBook` evaluating the step (with its static prediction, computed
-beforehand and not timed) and the graded decision. Policies are a deterministic mix of every
-rule kind in the proportions ST-WebAgentBench tasks use (URL deny lists, forbidden elements,
-consent, sensitive values, budgets, input allow-lists, sequences), plus domain rules, rules
-over every action kind ("any"), budgets and sequences over the session; or, with ``--data``,
-the first policies with rules of a benchmark task file. Times are the thread's CPU time (the
-machine is shared: wall-clock time mostly measures the other processes; it is recorded too).
-Every timed step is distinct (clicks,
-link clicks, form submissions, fills, key presses, gotos, messages, finishes), so memoised
-matching does not flatter the numbers. The session's history is filled through the guard's
-own path (`RuleBook.observe` keeps budget and sequence counters). The built-in baseline is
-left out so that "0 policies" means none.
+The rules tier is what runs for every action before it executes, and what it keeps up to date
+after the action ran. Timed per action, as the guard does it: `Guard.evaluate` (the session
+view for the rules, the compiled `RuleBook` evaluating the step, the browser findings, the graded
+decision and the verdict; the static prediction is computed beforehand and not timed: it is the
+world model's), then, for an action the verdict lets run, the rules' running state
+(`RuleBook.observe`: budget counters, sequence progress). Policies are a deterministic mix of
+every rule kind in the proportions ST-WebAgentBench tasks use (URL deny lists, forbidden
+elements, consent, sensitive values, budgets, input allow-lists, sequences), plus domain rules,
+rules over every action kind ("any"), budgets and sequences over the session; or, with
+``--data``, the first policies with rules of a benchmark task file. Times are the thread's CPU
+time (the machine is shared: wall-clock time mostly measures the other processes; it is
+recorded too).
+
+Every timed step is distinct (clicks, link clicks, form submissions, fills, key presses, gotos,
+messages, finishes) and unseen: the warm-up (which builds each action kind's index once) uses
+other steps, and the matching caches are emptied before each configuration, so memoised
+matching does not flatter the numbers (words repeat across steps, as labels do on a site).
+The session's history is filled through the guard's own path (`RuleBook.observe` keeps budget
+and sequence counters). The built-in baseline is left out so that "0 policies" means none.
 
 Next to the indexed book, the same book run exhaustively (every rule of the action kind,
 budgets and sequences scanning the history: the reference the index is tested against) is
@@ -201,6 +207,16 @@ def _percentiles(times: list[float]) -> dict[str, float]:
     }
 
 
+def clear_caches() -> None:
+    """Empty every memoised function of pagewarden (label keys, term patterns, URL parses)."""
+    for name, module in list(sys.modules.items()):
+        if name == "pagewarden" or name.startswith("pagewarden."):
+            for value in list(vars(module).values()):
+                clear = getattr(value, "cache_clear", None)
+                if callable(clear) and getattr(value, "__module__", None) == name:
+                    clear()
+
+
 def measure(
     policies: list[Policy], pool: list[Step], steps: int, history: int, exhaustive_steps: int
 ) -> dict[str, Any]:
@@ -208,18 +224,32 @@ def measure(
     guard = Guard(PolicySet(policies), baseline=False)
     book = guard.rulebook
     fill_history(guard, history)
-    thresholds = Thresholds()
+    earlier = len(guard.session.history)
     prepared = [(step, predict_static(step)) for step in pool]
 
-    def once(step: Step, prediction: Any, exhaustive: bool = False) -> str:
+    def decide_only(step: Step, prediction: Any, exhaustive: bool = False) -> str:
         view = guard.session.view(step)
         if exhaustive:
             view = SessionView(view.history, view.user_messages, view.typed_passwords, view.tab, None)
         findings, _errors = book.evaluate(RuleContext(step, prediction, view), exhaustive=exhaustive)
         return decide(findings, prediction, thresholds)[0].value
 
-    for step, prediction in prepared[:100]:  # warm-up (each action kind's index is built once)
-        once(step, prediction)
+    def once(step: Step, prediction: Any) -> str:
+        verdict = guard.evaluate(step, prediction=prediction)
+        if verdict.allowed:  # it runs: the guard records it and the rules keep their counts
+            target = step.observation.target
+            entry = HistoryEntry(
+                step.action.kind, target.label[:200] if target is not None else "", step.action.selector,
+                step.observation.url, step.action.value, target,
+            )  # fmt: skip
+            guard.session.history.append(entry)
+            book.observe(guard.session.memory, entry, guard.session.history)
+        return verdict.decision.value
+
+    thresholds = Thresholds()
+    for step in step_pool(100, seed=1_000 + len(policies)):  # warm-up on other steps
+        once(step, predict_static(step))
+    clear_caches()
     times = []
     cpu = []
     blocked = 0
@@ -233,7 +263,7 @@ def measure(
     result: dict[str, Any] = {
         "policies": len(policies),
         "rules": len(book),
-        "history": len(guard.session.history),
+        "history": earlier,
         "steps": steps,
         **_percentiles(cpu),
         "wall": _percentiles(times),
@@ -244,7 +274,7 @@ def measure(
         for i in range(exhaustive_steps):
             step, prediction = prepared[(i * 7) % len(prepared)]
             started = time.thread_time()
-            once(step, prediction, exhaustive=True)
+            decide_only(step, prediction, exhaustive=True)
             slow.append((time.thread_time() - started) * 1e3)
         result["exhaustive"] = {"steps": exhaustive_steps, **_percentiles(slow)}
         result["exhaustive_over_indexed_p50"] = round(
@@ -277,7 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         for history in HISTORIES:
             exhaustive = args.exhaustive_steps if history == HISTORIES[0] else 0
             results.append(measure(policies, pool, args.steps, history, exhaustive))
-    table = Table(title="rules tier: CPU time per action (ms; wall-clock p95 beside it)")
+    title = "rules tier: CPU time per action, decision + running state (ms; wall-clock p95 beside it)"
+    table = Table(title=title)
     for name in ("policies", "history", "p50", "p95", "max", "target p95", "wall p95", "not allowed",
                  "exhaustive p50", "exhaustive p95"):  # fmt: skip
         table.add_column(name, justify="right")

@@ -137,8 +137,10 @@ def _to_ascii(host: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _classify_host(raw: str) -> tuple[str, bool, bool]:
-    """(normalised host, is an IP literal, valid) for the host part of a URL."""
+    """(normalised host, is an IP literal, valid) for the host part of a URL (memoised: every
+    URL of a site has the same host, and UTS #46 mapping costs ~0.1 ms)."""
     host = unquote(raw, errors="strict") if "%" in raw else raw
     if host.startswith("[") and host.endswith("]"):
         try:

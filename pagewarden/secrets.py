@@ -174,6 +174,7 @@ class SecretRegistry:
         self._secrets: dict[str, Secret] = {}
         self._enforced: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
+        self._find_pattern: re.Pattern[str] | None = None
         self._owners: dict[str, str] = {}  # variant -> the value it encodes
         for item in secrets:
             if isinstance(item, Secret):
@@ -203,14 +204,34 @@ class SecretRegistry:
                 value, domains, label or (existing.label if existing else f"secret-{len(self._secrets) + 1}")
             )
             self._secrets[value] = secret
-            if enforce:
+            if enforce and value not in self._enforced:
                 self._enforced.add(value)
+                self._find_pattern = None
             if existing is None:
                 for variant in _variants(value):
                     self._owners.setdefault(variant, value)
-                alternation = "|".join(re.escape(v) for v in sorted(self._owners, key=len, reverse=True))
-                self._pattern = re.compile(alternation)
+                self._pattern = None  # compiled at its next use: adding N values stays linear
             return secret
+
+    def _compiled(self, enforced: bool = False) -> re.Pattern[str] | None:
+        """The pattern of every value's variants (longest first), or of the enforced values'
+        only (what `find` looks for: values only redacted, such as the many a large policy set
+        protects with its own rules, do not slow it), compiled once per change to the set."""
+        pattern = self._find_pattern if enforced else self._pattern
+        if pattern is None and self._owners:
+            with self._lock:
+                pattern = self._find_pattern if enforced else self._pattern
+                if pattern is None:
+                    owners = self._owners.items()
+                    variants = [v for v, owner in owners if not enforced or owner in self._enforced]
+                    variants.sort(key=len, reverse=True)
+                    # a pattern that cannot match when no variant is left
+                    pattern = re.compile("|".join(re.escape(v) for v in variants) or r"(?!)")
+                    if enforced:
+                        self._find_pattern = pattern
+                    else:
+                        self._pattern = pattern
+        return pattern
 
     def __iter__(self) -> Iterator[Secret]:
         with self._lock:
@@ -231,8 +252,10 @@ class SecretRegistry:
 
     def find(self, text: str) -> list[Secret]:
         """The enforced secrets that occur in `text`, in any of the common encodings."""
-        pattern = self._pattern
-        if not text or pattern is None or not self._enforced:
+        if not text or not self._enforced:
+            return []
+        pattern = self._compiled(enforced=True)
+        if pattern is None:
             return []
         found: dict[str, Secret] = {}
         for match in pattern.finditer(text):
@@ -243,7 +266,9 @@ class SecretRegistry:
 
     def redact(self, text: str) -> str:
         """`text` with every occurrence of a secret replaced by ``[REDACTED:<label>]``."""
-        pattern = self._pattern
-        if not text or pattern is None:
+        if not text:
+            return text
+        pattern = self._compiled()
+        if pattern is None:
             return text
         return pattern.sub(lambda m: f"[REDACTED:{self._secrets[self._owners[m.group(0)]].label}]", text)

@@ -33,6 +33,7 @@ from pagewarden.secrets import MIN_SECRET_LENGTH, Secret, SecretRegistry, creden
 from pagewarden.trace._logging import get_logger, global_secrets, redact_value
 from pagewarden.trace._redact import PASSWORD_MASK, redacted_verdict, step_redactor
 from pagewarden.trace._writer import TraceWriter, trace_record
+from pagewarden.worldmodel._prediction import Prediction
 from pagewarden.worldmodel._static import predict_static
 
 __all__ = ["Approver", "Guard"]
@@ -332,11 +333,15 @@ class Guard:
             session=self.session_id,
         )
 
-    def evaluate(self, step: Step) -> Verdict:
-        """Judge `step` without changing the session (no memory update, no trace)."""
+    def evaluate(self, step: Step, *, prediction: Prediction | None = None) -> Verdict:
+        """Judge `step` without changing the session (no memory update, no trace).
+
+        `prediction`: the static world model's prediction for `step` when the caller already
+        has it (benchmarks time the rules tier apart from the world model)."""
         started = time.perf_counter()
         step = classified(step)
-        prediction = predict_static(step)
+        if prediction is None:
+            prediction = predict_static(step)
         t_model = time.perf_counter()
         ctx = RuleContext(
             step=step, prediction=prediction, session=self.session.view(step), secrets=self.secrets

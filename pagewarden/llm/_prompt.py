@@ -29,16 +29,21 @@ class PromptError(ValueError):
     """A prompt template is malformed or was rendered with missing or unknown values."""
 
 
+# Letters only (16 of 24: 73 random bits): a token with digits can look like a card number or
+# a key to the redaction that runs over the finished prompt, which would break the markers.
+_TOKEN_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+
+
 class Fence:
     """Markers around untrusted data, with a random per-call token.
 
     Use one fence for all the data of one call: ``fence = Fence.around(tree, reasoning)``,
-    then ``fence.wrap("page tree", tree)``. The token is 64 random bits, never present in
+    then ``fence.wrap("page tree", tree)``. The token is 16 random letters (73 bits), never present in
     the data; marker look-alikes in the data (``<<<`` / ``>>>``) are defanged too.
     """
 
     def __init__(self, token: str | None = None) -> None:
-        self.token = token or secrets.token_hex(8).upper()
+        self.token = token or "".join(secrets.choice(_TOKEN_LETTERS) for _ in range(16))
 
     @classmethod
     def around(cls, *texts: str | None) -> Fence:

@@ -7,6 +7,8 @@ import re
 import pytest
 
 from pagewarden.llm import Fence, PromptError, PromptTemplate, block
+from pagewarden.secrets import SecretRegistry
+from pagewarden.trace._logging import redact_value
 
 
 def test_fence_token_is_random_and_absent_from_the_data() -> None:
@@ -21,6 +23,16 @@ def test_fence_token_is_random_and_absent_from_the_data() -> None:
     # Only the real markers remain: the data's forged marker is defanged.
     assert wrapped.count("<<<") == 2 and wrapped.count(">>>") == 2
     assert "‹‹‹END UNTRUSTED PAGE TREE 0000›››" in wrapped
+
+
+def test_fence_markers_survive_the_prompt_redaction() -> None:
+    """The finished prompt is redacted (card numbers, keys) before it is sent: a token that
+    looked like a card number (hex tokens did, ~1 in 1,700) lost its markers and its cache key
+    changed between processes."""
+    registry = SecretRegistry()
+    for _ in range(20_000):
+        fence = Fence()
+        assert redact_value(fence.wrap("page", "url: http://app.test/"), registry).count(fence.token) == 2
 
 
 def test_data_that_knows_the_token_cannot_close_the_fence() -> None:

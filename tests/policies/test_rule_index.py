@@ -195,3 +195,91 @@ def test_indexed_book_decides_as_every_rule_does(seed: int) -> None:
         verdict = guard.evaluate(step)
         guard.commit(step, verdict, ran=verdict.allowed or rng.random() < 0.7)
     assert compared == 150 and fired > 0  # the sessions exercised rules that fire
+
+
+def _copies(rng: random.Random, policies: list[Policy]) -> list[Policy]:
+    """The policies, each rule also repeated in other policies (same or another risk level)."""
+    out = list(policies)
+    for i, p in enumerate(policies):
+        for j in range(rng.randint(1, 3)):
+            level = p.risk_level.value if rng.random() < 0.7 else rng.choice(["low", "medium", "high"])
+            rules = [r.model_dump(exclude_none=True) for r in p.rules]
+            rules = [{r.kind: body} for r, body in zip(p.rules, rules, strict=True)]
+            copy = Policy(id=f"C{i}-{j}", category="boundary", risk_level=level, description="c", rules=rules)
+            out.insert(rng.randrange(len(out) + 1), copy)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rules_repeated_in_many_policies_decide_as_if_each_ran(seed: int) -> None:
+    """The same rule in several policies runs once: every policy still gets its finding, in
+    policy order, as when each rule runs on its own."""
+    rng = random.Random(100 + seed)
+    policies = _copies(rng, random_policies(rng, rng.choice([5, 20, 40])))
+    guard = Guard(policies, baseline=False)
+    book = guard.rulebook
+    assert book._followers, "the set repeats rules: some must be grouped"
+    fired = 0
+    for _ in range(120):
+        step = random_step(rng, guard)
+        prediction = predict_static(step)
+        view = guard.session.view(step)
+        indexed = book.evaluate(RuleContext(step, prediction, view, secrets=guard.secrets))
+        scan = SessionView(view.history, view.user_messages, view.typed_passwords, view.tab, None)
+        reference = book.evaluate(RuleContext(step, prediction, scan, secrets=guard.secrets), exhaustive=True)
+        assert indexed == reference, (step.action, step.observation.target)
+        fired += sum(1 for f in indexed[0] if f.policy_id.startswith("C"))
+        verdict = guard.evaluate(step)
+        guard.commit(step, verdict, ran=verdict.allowed or rng.random() < 0.7)
+    assert fired > 0  # copies fired, each under its own policy
+
+
+def test_a_domain_list_in_many_policies_names_every_policy() -> None:
+    rule = {"domain_allow": ["shop.test"]}
+    policies = [
+        Policy(id=f"D{i}", category="boundary", risk_level="high" if i % 2 else "low",
+               description=f"stay on the shop {i}", rules=[rule])
+        for i in range(6)
+    ]  # fmt: skip
+    guard = Guard(policies, baseline=False)
+    target = ElementFacts(tag="a", role="link", name="Prize", text="Prize", href="http://evil.test/win")
+    page = "http://shop.test/"
+    verdict = guard.evaluate(guard.make_step(Action("click"), Observation(url=page, target=target)))
+    assert verdict.decision.value == "block"
+    assert sorted(verdict.violated_policy_ids) == [f"D{i}" for i in range(6)]
+    levels = {f.policy_id: f.risk_level for f in verdict.findings}
+    assert levels == {f"D{i}": "high" if i % 2 else "low" for i in range(6)}
+    inside = ElementFacts(tag="a", role="link", name="Cart", text="Cart", href="http://shop.test/cart")
+    ok = guard.evaluate(guard.make_step(Action("click", selector="#c"), Observation(url=page, target=inside)))
+    assert ok.decision.value == "allow"
+
+
+def test_counters_follow_actions_known_only_by_their_label() -> None:
+    """Budgets and sequences count an action that ran with no element facts by its label, as the
+    history scan does (the observer index looks the label's words up too)."""
+    from pagewarden.policies.rules import HistoryEntry
+
+    policies = [
+        Policy(id="B", category="boundary", risk_level="high", description="one export",
+               rules=[{"action_budget": {"actions": ["click"], "match": ["Export data"], "max": 1}}]),
+        Policy(id="S", category="boundary", risk_level="high", description="review, then publish",
+               rules=[{"sequence": {"steps": [{"actions": ["click"], "match": ["Review"]},
+                                              {"actions": ["click"], "match": ["Publish"]}]}}]),
+    ]  # fmt: skip
+    guard = Guard(policies, baseline=False)
+    session = guard.session
+    for label in ("Open settings", "Export data", "Review draft", "Save"):
+        entry = HistoryEntry("click", label)
+        session.history.append(entry)
+        guard.rulebook.observe(session.memory, entry, session.history)
+    export = ElementFacts(tag="button", role="button", name="Export data", text="Export data")
+    publish = ElementFacts(tag="button", role="button", name="Publish", text="Publish")
+    for target, expected in ((export, {"B"}), (publish, set())):
+        observation = Observation(url="http://shop.test/", target=target)
+        step = guard.make_step(Action("click", selector="#x"), observation)
+        prediction = predict_static(step)
+        view = session.view(step)
+        found, _ = guard.rulebook.evaluate(RuleContext(step, prediction, view))
+        scan = SessionView(view.history, view.user_messages, view.typed_passwords, view.tab, None)
+        reference, _ = guard.rulebook.evaluate(RuleContext(step, prediction, scan), exhaustive=True)
+        assert {f.policy_id for f in found} == {f.policy_id for f in reference} == expected

@@ -273,3 +273,23 @@ def test_secret_inside_json_text_is_redacted() -> None:
     body = json.dumps({"password": 'pa"ss\\wörd-1'})
     assert 'pa\\"ss' not in registry.redact(body)
     assert "[REDACTED:secret-1]" in registry.redact(json.dumps({"p": 'pa"ss\\wörd-1'}, ensure_ascii=False))
+
+
+def test_registry_finds_enforced_values_and_redacts_all_as_values_are_added() -> None:
+    """The patterns are rebuilt lazily: every value added, before or after a use, is redacted,
+    and `find` reports the enforced ones only (also a value enforced after it was redacted)."""
+    from pagewarden.secrets import SecretRegistry
+
+    registry = SecretRegistry()
+    for i in range(300):
+        registry.add(f"policy-value-{i:04d}", enforce=False)
+    text = "token tok-abcdef-1234 and policy-value-0042 sent"
+    assert registry.find(text) == []
+    assert "policy-value-0042" not in registry.redact(text)
+    registry.add("tok-abcdef-1234", label="api")
+    assert [s.label for s in registry.find(text)] == ["api"]
+    assert "tok-abcdef-1234" not in registry.redact(text)
+    registry.add("policy-value-0042")  # now enforced too
+    assert sorted(s.value for s in registry.find(text)) == ["policy-value-0042", "tok-abcdef-1234"]
+    registry.add("late-value-99999", enforce=False)
+    assert registry.redact("x late-value-99999 y") == "x [REDACTED:secret-302] y"

@@ -8,7 +8,7 @@ Everything here is sans-I/O: no Playwright, no network.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -138,6 +138,31 @@ class CompiledRule:
         """Keys (see `_index`) without one of which this rule cannot fire on an action of
         `kind`; None (the default) when it may fire on any step of its kinds."""
         return None
+
+    def gate(self, kind: str) -> tuple[Hashable, int] | None:
+        """``(count, limit)`` when this rule can fire on an action of `kind` only once a count
+        has reached `limit` (a budget of N actions); rules naming the same count share it: the
+        book reads it once per step (`gate_count`) and runs only the rules whose limit it
+        reached. None (the default): no such gate."""
+        return None
+
+    def gate_count(self, ctx: RuleContext) -> int:
+        """The current value of the count `gate` names."""
+        raise NotImplementedError
+
+    def observe_keys(self) -> frozenset[tuple] | None:
+        """Element keys (see `_index`) without one of which an action that ran cannot change
+        this rule's running state (`observe`); None (the default): every observed action can."""
+        return None
+
+    def group_key(self) -> tuple | None:
+        """Rules with equal group keys decide alike on every step: the same kind and
+        configuration, no running state, policies of the same risk level and category (a rule
+        looks at its policy only to sign its findings). The book runs one of them and gives its
+        findings to the others' policies. None: never grouped (rules with running state)."""
+        if self.observes != frozenset():
+            return None
+        return (self.kind, type(self.rule).__name__, self.rule.model_dump_json(), self._level, self._category)
 
     #: Action kinds of earlier actions this rule keeps a running state of (`observe`); None
     #: for every kind, empty for none.

@@ -7,14 +7,21 @@ declared it (see `_index`): a step runs the unkeyed rules of its kind plus the k
 whose keys it has, merged back into policy order. Lookup is linear in the number of rules
 that can apply, not in the number of policies; a rule of kind "any" is one more entry per
 kind, not a sort of the whole book. Budget and sequence rules keep running state over the
-session (`observe`), so they do not scan the history.
+session (`observe`), so they do not scan the history; an action that ran updates only the
+rules whose element keys it has (`CompiledRule.observe_keys`).
+
+Rules that decide alike on every step (`CompiledRule.group_key`: the same stateless rule in
+several policies of the same risk level and category — a domain allow-list repeated in every
+task's policies) are run once: the others' policies get copies of its findings, in policy
+order, exactly as if each had run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from bisect import bisect_right
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._model import Policy
@@ -26,11 +33,19 @@ from pagewarden.policies.rules._base import (
     RuleMemory,
     rule_class,
 )
-from pagewarden.policies.rules._index import FAMILY, TRIGRAM_FAMILIES, step_keys, trigrams_of
+from pagewarden.policies.rules._index import (
+    ELEMENT,
+    FAMILY,
+    TRIGRAM_FAMILIES,
+    entry_keys,
+    step_keys,
+    trigrams_of,
+)
 
 __all__ = ["RuleBook"]
 
 _ORDER = attrgetter("book_order")  # a compiled rule's position in its book (policy order)
+_FIRST = itemgetter(0)
 
 
 @dataclass(slots=True)
@@ -39,6 +54,18 @@ class _Plan:
 
     always: list[CompiledRule] = field(default_factory=list)
     keyed: dict[str, dict[tuple, list[CompiledRule]]] = field(default_factory=dict)
+    #: rules that can fire only once a count they share reached their limit (`CompiledRule.gate`):
+    #: per count, the rule that reads it, the limits in ascending order and their rules
+    gated: list[tuple[CompiledRule, list[int], list[CompiledRule]]] = field(default_factory=list)
+
+
+def _signed(finding: Finding, policy_id: str) -> Finding:
+    """`finding` as another policy's (same rule, risk level and category)."""
+    f = finding
+    return Finding(
+        policy_id, f.rule, f.message, f.risk_level, f.category, f.score, f.requires_approval, f.guidance,
+        dict(f.evidence),
+    )  # fmt: skip
 
 
 class RuleBook:
@@ -48,26 +75,40 @@ class RuleBook:
         self.rules: list[CompiledRule] = []
         self._by_kind: dict[str, list[CompiledRule]] = {}
         self._every: list[CompiledRule] = []
+        #: the same without the rules another one of their group runs for (what the index plans)
+        self._lead_by_kind: dict[str, list[CompiledRule]] = {}
+        self._lead_every: list[CompiledRule] = []
+        #: rules whose findings a group's first rule gives them, by the first rule's position
+        self._followers: dict[int, list[CompiledRule]] = {}
         self._position: dict[int, int] = {}
         self._observers_by_kind: dict[str, list[CompiledRule]] = {}
         self._observers_every: list[CompiledRule] = []
+        leaders: dict[tuple, CompiledRule] = {}
         for policy in policies:
             for rule in policy.rules:
                 compiled = rule_class(rule.kind)(policy, rule)
                 self._position[id(compiled)] = compiled.book_order = len(self.rules)
                 self.rules.append(compiled)
+                group = compiled.group_key()
+                leader = leaders.setdefault(group, compiled) if group is not None else compiled
+                if leader is not compiled:
+                    self._followers.setdefault(leader.book_order, []).append(compiled)
                 if compiled.kinds is None:
                     self._every.append(compiled)
+                    if leader is compiled:
+                        self._lead_every.append(compiled)
                 else:
                     for kind in compiled.kinds:
                         self._by_kind.setdefault(kind, []).append(compiled)
+                        if leader is compiled:
+                            self._lead_by_kind.setdefault(kind, []).append(compiled)
                 if compiled.observes is None:
                     self._observers_every.append(compiled)
                 else:
                     for kind in compiled.observes:
                         self._observers_by_kind.setdefault(kind, []).append(compiled)
         self._plans: dict[str, _Plan] = {}
-        self._observers: dict[str, list[CompiledRule]] = {}
+        self._observers: dict[str, _Plan] = {}
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -92,10 +133,15 @@ class RuleBook:
         if plan is not None:
             return plan
         plan = _Plan()
-        for rule in self.rules_for(kind):
+        gates: dict[Hashable, list[tuple[int, CompiledRule]]] = {}
+        for rule in self._merged(self._lead_by_kind.get(kind, []), self._lead_every):
             keys = rule.index_keys(kind)
             if keys is None:
-                plan.always.append(rule)
+                gate = rule.gate(kind)
+                if gate is None:
+                    plan.always.append(rule)
+                else:
+                    gates.setdefault(gate[0], []).append((gate[1], rule))
                 continue
             for key in keys:
                 family = plan.keyed.setdefault(FAMILY[key[0]], {})
@@ -108,15 +154,25 @@ class RuleBook:
                 rules = family.setdefault(key, [])
                 if not rules or rules[-1] is not rule:
                     rules.append(rule)
+        for members in gates.values():
+            members.sort(key=_FIRST)
+            plan.gated.append((members[0][1], [limit for limit, _ in members], [r for _, r in members]))
         self._plans[kind] = plan
         return plan
 
     def candidates(self, ctx: RuleContext) -> list[CompiledRule]:
         """The rules that can apply to this step, in policy order."""
         plan = self._plan(ctx.step.action.kind)
-        if not plan.keyed:
+        if not plan.keyed and not plan.gated:
             return plan.always
         found: dict[int, CompiledRule] = {}
+        for counter, limits, rules in plan.gated:
+            try:
+                reached = bisect_right(limits, counter.gate_count(ctx))
+            except Exception:  # noqa: BLE001 - unknown count: every rule runs (and decides)
+                reached = len(rules)
+            for rule in rules[:reached]:
+                found[id(rule)] = rule
         for family, index in plan.keyed.items():
             keys = step_keys(ctx, family)
             if len(keys) <= len(index):
@@ -140,35 +196,77 @@ class RuleBook:
         `exhaustive` runs every rule of the action kind, without the index (the reference the
         index is tested against).
         """
-        findings: list[Finding] = []
-        errors: list[str] = []
         rules = self.rules_for(ctx.step.action.kind) if exhaustive else self.candidates(ctx)
+        followers = {} if exhaustive else self._followers
+        #: (position in the book, findings, error) of every rule with something to say
+        said: list[tuple[int, list[Finding], str | None]] = []
+        copied = False
         for rule in rules:
+            error = None
             try:
-                findings.extend(rule.check(ctx))
+                found = list(rule.check(ctx))
             except Exception as exc:  # noqa: BLE001 - a rule bug must fail closed, not crash the agent
-                message = f"rule {rule.kind} of {rule.policy.id} failed: {type(exc).__name__}: {exc}"
-                errors.append(message)
-                level = rule.policy.risk_level.value
-                findings.append(
-                    Finding(
-                        policy_id=rule.policy.id,
-                        rule=rule.kind,
-                        message=f"could not evaluate this rule ({type(exc).__name__}); failing closed",
-                        risk_level=level,
-                        category=rule.policy.category.value,
-                        score=RISK_BASE[level],
-                    )
-                )
+                error = f"{type(exc).__name__}: {exc}"
+                found = [self._failed(rule, exc)]
+            if not found:
+                continue
+            failed = error and f"rule {rule.kind} of {rule.policy.id} failed: {error}"
+            said.append((rule.book_order, found, failed))
+            group = followers.get(rule.book_order)
+            if group is None:
+                continue
+            copied = True
+            for other in group:  # same rule, same risk level and category: the same findings
+                mine = [_signed(f, other.policy.id) for f in found]
+                failed = error and f"rule {other.kind} of {other.policy.id} failed: {error}"
+                said.append((other.book_order, mine, failed))
+        if copied:
+            said.sort(key=_FIRST)  # policy order, as if every rule of every group had run
+        findings = [f for _, found, _ in said for f in found]
+        errors = [error for _, _, error in said if error]
         return findings, errors
 
+    @staticmethod
+    def _failed(rule: CompiledRule, exc: BaseException) -> Finding:
+        """The finding of a rule that could not be evaluated: at its policy's risk level."""
+        level = rule.policy.risk_level.value
+        return Finding(
+            policy_id=rule.policy.id,
+            rule=rule.kind,
+            message=f"could not evaluate this rule ({type(exc).__name__}); failing closed",
+            risk_level=level,
+            category=rule.policy.category.value,
+            score=RISK_BASE[level],
+        )
+
+    def _observer_plan(self, kind: str) -> _Plan:
+        plan = self._observers.get(kind)
+        if plan is not None:
+            return plan
+        plan = _Plan()
+        keyed = plan.keyed.setdefault(ELEMENT, {})
+        for rule in self._merged(self._observers_by_kind.get(kind, []), self._observers_every):
+            keys = rule.observe_keys()
+            if keys is None or any(FAMILY.get(key[0]) != ELEMENT for key in keys):
+                plan.always.append(rule)
+                continue
+            for key in keys:
+                rules = keyed.setdefault(key, [])
+                if not rules or rules[-1] is not rule:
+                    rules.append(rule)
+        self._observers[kind] = plan
+        return plan
+
     def observe(self, memory: RuleMemory, entry: HistoryEntry, history: Sequence[HistoryEntry]) -> None:
-        """Update the rules' running state with an action that ran (`entry`, the last of `history`)."""
-        observers = self._observers.get(entry.kind)
-        if observers is None:
-            observers = self._observers[entry.kind] = self._merged(
-                self._observers_by_kind.get(entry.kind, []), self._observers_every
-            )
+        """Update the rules' running state with an action that ran (`entry`, the last of
+        `history`): the rules that watch its kind and whose element keys it has."""
+        plan = self._observer_plan(entry.kind)
+        observers = plan.always
+        index = plan.keyed[ELEMENT]
+        if index:
+            found = {id(r): r for key in entry_keys(entry) for r in index.get(key, ())}
+            if found:
+                observers = [*observers, *found.values()]
         for rule in observers:
             try:
                 rule.observe(entry, memory, history)

@@ -27,13 +27,14 @@ from pagewarden.policies.rules._matching import element_texts, normalise
 
 if TYPE_CHECKING:
     from pagewarden.observe._facts import ElementFacts
-    from pagewarden.policies.rules._base import RuleContext
+    from pagewarden.policies.rules._base import HistoryEntry, RuleContext
 
 __all__ = [
     "DATA",
     "DESTINATION",
     "ELEMENT",
     "Key",
+    "entry_keys",
     "host_pattern_keys",
     "selector_keys",
     "step_keys",
@@ -183,6 +184,15 @@ def _element_keys(el: ElementFacts | None) -> set[Key]:
             keys |= _text_keys(text)
     if el.attrs.get("id"):
         keys.add(("id", el.attrs["id"]))
+    return keys
+
+
+def entry_keys(entry: HistoryEntry) -> set[Key]:
+    """The element keys of an action that ran: of the element it acted on, and of its label
+    (what budgets and sequences match when no element facts were kept)."""
+    keys = _element_keys(entry.target)
+    if entry.label:
+        keys |= _text_keys(entry.label)
     return keys
 
 

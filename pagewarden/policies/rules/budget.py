@@ -6,7 +6,7 @@ budget is the violation, so `max: 0` forbids the action outright.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import ActionBudgetRule
@@ -34,6 +34,17 @@ class ActionBudget(CompiledRule):
 
     def index_keys(self, kind: str) -> frozenset[tuple] | None:
         return self._keys
+
+    def observe_keys(self) -> frozenset[tuple] | None:
+        return self._keys  # a targeted budget counts only actions on elements it picks
+
+    def gate(self, kind: str) -> tuple[Hashable, int] | None:
+        # budgets of the same actions on any element count the same actions: they fire in
+        # order of their `max` as the count reaches it
+        return None if self._targeted else (("action_budget", self._actions), self.rule.max)
+
+    def gate_count(self, ctx: RuleContext) -> int:
+        return self._done(ctx)
 
     def observe(self, entry: HistoryEntry, state: RuleMemory, history) -> None:
         if self._counts(entry):

@@ -15,7 +15,7 @@ from pagewarden.guard._verdict import Finding
 from pagewarden.observe._facts import ElementFacts
 from pagewarden.policies._rules_schema import SequenceRule, SequenceStep
 from pagewarden.policies.rules._base import CompiledRule, HistoryEntry, RuleContext, RuleMemory, register
-from pagewarden.policies.rules._index import element_rule_keys
+from pagewarden.policies.rules._index import element_rule_keys, union
 from pagewarden.policies.rules._matching import element_picked, term_matches
 
 __all__ = ["RequiredSequence", "sequence_present"]
@@ -96,6 +96,14 @@ class RequiredSequence(CompiledRule):
     def index_keys(self, kind: str) -> frozenset[tuple] | None:
         # away from `finish`, the rule fires only on an element its last step picks
         return None if kind == "finish" else self._keys
+
+    def observe_keys(self) -> frozenset[tuple] | None:
+        # a contiguous block completes only on its last step; an ordered sequence moves on
+        # only on one of its steps
+        steps = self.rule.steps if not self.rule.contiguous else self.rule.steps[-1:]
+        if any(not (s.match or s.selectors) for s in steps):
+            return None
+        return union(element_rule_keys(s.match, s.selectors) for s in steps)
 
     # Running state: for an ordered sequence, how many steps are done (greedy, as
     # `sequence_present` scans); for a contiguous one, whether the whole block happened.
