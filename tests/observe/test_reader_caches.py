@@ -74,7 +74,10 @@ async def test_value_sources_follow_elements_and_attributes(guarded: Any) -> Non
     assert await kinds(guarded) == []
     # an element added whose only trace of the needle is its href (no text changes with it)
     slug = NEEDLE.replace(" ", "-")
-    added = f"const a = document.createElement('a'); a.id = 'new-link'; a.href = '/x?{slug}'; document.body.append(a)"
+    added = (
+        f"const a = document.createElement('a'); a.id = 'new-link'; a.href = '/x?{slug}';"
+        " document.body.append(a)"
+    )
     await page.evaluate(added)
     needle = slug
     _, sources = await read(guarded, "#nick", needle=needle, field=True)
@@ -118,8 +121,8 @@ async def test_mirror_search_follows_labels_placeholders_and_new_fields(guarded:
     assert await mirrors(guarded) == 0
     # a new field named by aria-label
     await page.evaluate(
-        "const i = document.createElement('input'); i.id = 'late'; i.setAttribute('aria-label', 'Card number');"
-        " document.getElementById('profile').append(i)"
+        "const i = document.createElement('input'); i.id = 'late';"
+        " i.setAttribute('aria-label', 'Card number'); document.getElementById('profile').append(i)"
     )
     assert await mirrors(guarded) == 1
     await page.evaluate("document.getElementById('late').remove()")
