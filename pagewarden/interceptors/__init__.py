@@ -44,4 +44,6 @@ def wrap_page(guard: Any, page: Any) -> Any:
         # documents the agent opens next (a document whose utility world already exists is
         # read by the main-world reader instead).
         state.register_reader_early(page)
+        # … and, without a network layer, the navigation gate routes its context's requests.
+        state.install_gate_early(page)
     return wrapped

@@ -256,6 +256,9 @@ def _observe(
                 yield Call(page.context.add_init_script, (install_script(lib),))
             except Exception as exc2:  # noqa: BLE001 - the inline reader still works without it
                 notes.append(f"facts reader not installed: {type(exc2).__name__}")
+    if page is not None:
+        yield from _route_through_gate(shared, page, notes)
+    hosts = shared.pin_hosts_for(url) if pin else None
     engine = shared.reader_engine(page) if page is not None else None
     target: ElementFacts | None = None
     drop: ElementFacts | None = None
@@ -284,18 +287,19 @@ def _observe(
                 activate=activate,
                 engine=engine,
                 stops=stops,
+                hosts=hosts,
             )
         elif spec.target == "self" and owner._pw_type == "ElementHandle":
             target, sources = yield from facts_of_handle(
                 raw, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
-                engine=engine, pin=pin, stops=stops,
+                engine=engine, pin=pin, stops=stops, hosts=hosts,
             )  # fmt: skip
         elif spec.target == "selector" and action.selector is not None:
             strict = bool(kwargs.get("strict", False))
             target, count, sources = yield from facts_of_locator(
                 raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
                 ugc_selectors=ugc, selector=action.selector, lib=lib, pin=pin, field=field,
-                activate=activate, engine=engine, stops=stops,
+                activate=activate, engine=engine, stops=stops, hosts=hosts,
             )  # fmt: skip
         elif spec.target in ("point", "mouse") and page is not None:
             if spec.target == "point":
@@ -306,7 +310,7 @@ def _observe(
             target, sources = yield from facts_at_point(
                 page, x, y, needle=needle, ugc_selectors=ugc, lib=lib, field=field,
                 activate=point_activate, pointer=spec.target == "mouse", engine=engine, pin=pin,
-                stops=stops,
+                stops=stops, hosts=hosts,
             )  # fmt: skip
         elif spec.target == "chooser":
             target, sources = yield from facts_of_handle(
@@ -317,7 +321,7 @@ def _observe(
         elif spec.target == "focused" and page is not None:
             target, sources = yield from facts_of_focused(
                 page, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
-                engine=engine, pin=pin, stops=stops,
+                engine=engine, pin=pin, stops=stops, hosts=hosts,
             )  # fmt: skip
         elif needle and page is not None:
             try:
@@ -381,6 +385,28 @@ def _observe(
         value_sources=sources,
         notes=tuple(notes),
     )
+
+
+def _route_through_gate(shared: SharedState, page: Any, notes: list[str]) -> Pipeline:
+    """Make sure `page`'s context is routed through the navigation gate before the action runs
+    (the routing started at wrap time is awaited; a context not routed yet is routed now)."""
+    pending = shared.pending_gate(page)
+    if pending is not None:
+        ok = yield Call(lambda: pending)
+        gate = shared.gate
+        if not ok and gate is not None:
+            gate.uninstalled(page.context)
+    call = shared.gate_install(page)
+    if call is None:
+        return
+    try:
+        yield Call(call)
+    except Exception as exc:  # noqa: BLE001 - a closed context; the next action tries again
+        gate = shared.gate
+        if gate is not None:
+            with contextlib.suppress(Exception):
+                gate.uninstalled(page.context)
+        notes.append(f"navigation gate not installed: {type(exc).__name__}")
 
 
 def _dialog_facts(dialog: Any) -> ElementFacts:
@@ -603,6 +629,15 @@ def guarded_action(
         raw = owner.page_raw()
         step = guard.make_step(action, Observation(url=getattr(raw, "url", "") or ""), reasoning)
         refused = network.pending_verdict(step)
+        if refused is not None:
+            guard.commit(step, refused, ran=False)
+            raise guard.stop(step, refused)
+    gate = shared.built_gate
+    if gate is not None and gate.has_pending():
+        # the navigation gate refused a navigation the page started after the last action
+        raw = owner.page_raw()
+        step = guard.make_step(action, Observation(url=getattr(raw, "url", "") or ""), reasoning)
+        refused = gate.pending_verdict(step)
         if refused is not None:
             guard.commit(step, refused, ran=False)
             raise guard.stop(step, refused)

@@ -20,8 +20,10 @@ from typing import Any
 
 from pagewarden.guard._guard import Guard
 from pagewarden.guard._verdict import Verdict
+from pagewarden.interceptors._gate import NavigationGate, page_site, pin_hosts
 from pagewarden.interceptors._methods import READ_ONLY, ActionSpec, spec_for
 from pagewarden.interceptors._pipeline import drive_async, drive_sync, guarded_action
+from pagewarden.policies._egress import EgressRules
 from pagewarden.policies.rules.provenance import InstructionProvenance
 
 __all__ = ["Guarded", "GuardedPage", "SharedState"]
@@ -60,6 +62,11 @@ class SharedState:
         self._mouse: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
         self._tabs: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._tabs_seen = 0
+        #: the navigation gate (built on first use; None: a proxy runs or nothing to refuse)
+        self._gate: NavigationGate | bool | None = False
+        self._gate_pending: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        #: the policies' allow-list as the facts reader's pin sees it (see `pin_hosts_for`)
+        self.pin_allow = pin_hosts(EgressRules.from_policies(guard.policies))
         self.ugc_selectors: tuple[str, ...] = tuple(
             selector
             for rule in guard.rulebook.rules
@@ -138,6 +145,69 @@ class SharedState:
         """Remember whether the reader's selector engine is registered in `page`'s context."""
         with contextlib.suppress(Exception):
             self._engines[page.context] = registered
+
+    # -- navigation gate --------------------------------------------------------------------
+    @property
+    def gate(self) -> NavigationGate | None:
+        """The session's navigation gate (see `pagewarden.interceptors._gate`), built on first
+        use: None when a network layer runs (the proxy judges navigations) or the policies have
+        no URL or domain rule."""
+        if self._gate is False:
+            network = getattr(self.guard, "network", None)
+            self._gate = None if network is not None else NavigationGate.for_guard(self.guard)
+        return self._gate if isinstance(self._gate, NavigationGate) else None
+
+    @property
+    def built_gate(self) -> NavigationGate | None:
+        """The gate if it was built (no building: for the refusals check before each action)."""
+        return self._gate if isinstance(self._gate, NavigationGate) else None
+
+    def gate_install(self, page: Any) -> Callable[[], Any] | None:
+        """The call that routes `page`'s context through the gate, None when done or not needed."""
+        gate = self.gate
+        if gate is None:
+            return None
+        try:
+            context = page.context
+        except Exception:  # noqa: BLE001 - a closed page
+            return None
+        return gate.install(context, self.mode)
+
+    def install_gate_early(self, page: Any) -> None:
+        """Route `page`'s context through the gate at wrap time: at once under the sync API,
+        as a task under the async API (the first guarded action awaits it)."""
+        call = self.gate_install(page)
+        gate = self.gate
+        if call is None or gate is None:
+            return
+        context = page.context
+        if self.mode == "sync":
+            try:
+                call()
+            except Exception:  # noqa: BLE001 - the first action tries again
+                gate.uninstalled(context)
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            gate.uninstalled(context)
+            return
+        self._gate_pending[context] = loop.create_task(_registered(call()))
+
+    def pending_gate(self, page: Any) -> Any:
+        """The gate's routing task of `page`'s context still to be awaited (None when none)."""
+        try:
+            return self._gate_pending.pop(page.context, None)
+        except Exception:  # noqa: BLE001 - a closed page
+            return None
+
+    def pin_hosts_for(self, url: str) -> dict[str, Any] | None:
+        """The hosts the policies allow, for the reader's pin at a page of `url`: the
+        allow-list's rules, or without one the page's own site."""
+        if self.pin_allow:
+            return {"allow": self.pin_allow}
+        site = page_site(url)
+        return {"site": site} if site else None
 
     def tab_id(self, page: Any) -> str:
         """A stable id for a tab (page) of this session: t1, t2, … in the order first seen."""

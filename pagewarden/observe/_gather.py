@@ -301,12 +301,15 @@ def facts_of_locator(
     activate: dict[str, Any] | None = None,
     engine: str | None = None,
     stops: list[dict[str, Any]] | None = None,
+    hosts: dict[str, Any] | None = None,
 ) -> Gather:
     """Facts of the element `locator` resolves to, its match count and where `needle` occurs.
 
     Waits (like the action would) only when nothing matches yet. With `strict` and several
     matches it raises Playwright's own strict-mode error, as the action would. With `pin`,
-    the installed reader pins the link or form destination it read (see `stopped_navigations`).
+    the installed reader pins the link or form destination it read (see `stopped_navigations`);
+    `hosts` (``{"allow": [[pattern, …], …], "site": …}``) are the hosts the policies allow, where
+    a navigation is not stopped for its origin.
     With `engine` (the reader registered as a selector engine) it is one `get_attribute` round
     trip in the utility world. Returns ``(facts, count, sources)``; count is None when not known.
     """
@@ -319,6 +322,8 @@ def facts_of_locator(
         "field": field,
         "activate": activate,
     }
+    if pin and hosts:
+        opts["hosts"] = hosts
     if engine:
         css = plain_css(_selector_of(locator))
         frame = _frame_of(locator) if css is not None else None
@@ -370,12 +375,15 @@ def facts_of_handle(
     engine: str | None = None,
     pin: bool | str = False,
     stops: list[dict[str, Any]] | None = None,
+    hosts: dict[str, Any] | None = None,
 ) -> Gather:
     """Facts of an element handle (what the action activates through it). Returns ``(facts, sources)``."""
     opts = {
         "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field,
         "activate": activate, "pin": pin,
     }  # fmt: skip
+    if pin and hosts:
+        opts["hosts"] = hosts
     if engine:
         selector = _engine_selector(engine, "locator", {**opts, "lib": engine})
         try:
@@ -406,6 +414,7 @@ def facts_at_point(
     engine: str | None = None,
     pin: bool | str = False,
     stops: list[dict[str, Any]] | None = None,
+    hosts: dict[str, Any] | None = None,
 ) -> Gather:
     """Facts of the element at viewport point (x, y) (into same-origin frames; with
     `activate`, of what a click there activates; with `pointer`, at the mouse's last position
@@ -414,6 +423,8 @@ def facts_at_point(
         "x": x, "y": y, "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field,
         "activate": activate, "pointer": pointer, "pin": pin,
     }  # fmt: skip
+    if pin and hosts:
+        opts["hosts"] = hosts
     if engine:
         result = _check((yield from _read(page_or_frame, engine, "point", opts, document=True)), stops)
     else:
@@ -432,6 +443,7 @@ def facts_of_focused(
     engine: str | None = None,
     pin: bool | str = False,
     stops: list[dict[str, Any]] | None = None,
+    hosts: dict[str, Any] | None = None,
 ) -> Gather:
     """Facts of the focused element (where keyboard input goes; with `activate`, of what the
     key activates there). Returns ``(facts, sources)``."""
@@ -439,6 +451,8 @@ def facts_of_focused(
         "needle": needle, "ugc": list(ugc_selectors), "lib": lib, "field": field,
         "activate": activate, "pin": pin,
     }  # fmt: skip
+    if pin and hosts:
+        opts["hosts"] = hosts
     if engine:
         result = _check((yield from _read(page_or_frame, engine, "focused", opts, document=True)), stops)
     else:

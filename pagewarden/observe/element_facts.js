@@ -984,7 +984,7 @@ function __pwLibrary() {
   function result(el, opts) {
     const act = el ? activated(el, opts) : null;
     const f = el ? described(el, opts, act) : null;
-    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : el, f, opts.pin, opts.lib);
+    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : el, f, opts.pin, opts.lib, opts.hosts);
     return {count: el ? 1 : 0, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
   }
 
@@ -998,18 +998,18 @@ function __pwLibrary() {
         const act = opts.activate && !opts.activate.key ? resolveActivation(inner.hit, "the point is over a frame") : null;
         const f = facts(act ? act.el : inner.hit, opts, act);
         // no reader in the frame yet: this document's pin still covers `top.location = …` from it
-        if (opts.pin && f) pin(act ? act.el : inner.hit, f, opts.pin, opts.lib);
+        if (opts.pin && f) pin(act ? act.el : inner.hit, f, opts.pin, opts.lib, opts.hosts);
         return {count: 1, facts: f, sources: []};
       }
       const act = {el, link: null, submitter: null, via: "the point is over a frame", frame: inner, pointed: null};
       const f = facts(el, opts, act);
-      if (opts.pin) pin(el, f, opts.pin, opts.lib);
+      if (opts.pin) pin(el, f, opts.pin, opts.lib, opts.hosts);
       return {count: 1, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
     }
     if (el && opts.activate && !opts.activate.key) {
       const act = resolveActivation(el, "");
       const f = facts(act.el, opts, act);
-      if (opts.pin) pin(act.el, f, opts.pin, opts.lib);
+      if (opts.pin) pin(act.el, f, opts.pin, opts.lib, opts.hosts);
       return {count: 1, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
     }
     return result(el, opts);
@@ -1260,7 +1260,37 @@ function __pwLibrary() {
   // page's script starts (`location = …`, `form.submit()`) to an origin the guard did not judge;
   // a navigation a page script starts by itself later is left to the network layer.
   const originOf = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
+  const urlHostOf = (url) => { try { return new URL_(url).hostname; } catch (e) { return ""; } };
+  const endsWith = uncurry(String.prototype.endsWith);
   let pinned = null;
+  // The hosts the policies allow (`opts.hosts`, sent by the guard with each pinned read):
+  // {allow: [[pattern, …] per domain_allow rule], site: the page's registrable domain when there
+  // is no allow-list}. A navigation to such a host is not stopped for its origin (a judged link or
+  // form still must reach what was judged): it goes where a judged goto could go, and the guard's
+  // navigation gate judges every top-level navigation against the full policies anyway.
+  function hostMatches(host, p) {
+    if (p === "*") return true;
+    if (p[0] === "*" && p[1] === ".") return endsWith(host, sliceText(p, 1));
+    if (p[0] === ".") return host === sliceText(p, 1) || endsWith(host, p);
+    return host === p;
+  }
+  function policyAllows(url, policy) {
+    if (!policy) return false;
+    const host = toLower(urlHostOf(url));
+    if (!host) return false;
+    const rules = policy.allow || [];
+    if (rules.length) {
+      for (const rule of rules) {
+        let ok = false;
+        for (const p of rule) if (hostMatches(host, p)) { ok = true; break; }
+        if (!ok) return false;
+      }
+      return true;
+    }
+    const site = policy.site;
+    return !!site && (host === site || endsWith(host, "." + site));
+  }
+  const allowedDest = (now) => pinned.allowed.has(originOf(now)) || policyAllows(now, pinned.policy);
   let lastPointer = null;
   // Event primitives captured now: a page that patches Event.prototype later cannot disarm pinning.
   const preventDefault = uncurry(Event.prototype.preventDefault);
@@ -1288,7 +1318,7 @@ function __pwLibrary() {
     } catch (e) { /* a cross-origin parent */ }
     return o;
   }
-  function pin(el, f, mode, lib) {
+  function pin(el, f, mode, lib, policy) {
     // mode "page": the action activates nothing (hover, focus, typing, a change): only the page's
     // own origin was judged, so a navigation its handlers start elsewhere is stopped. "links":
     // link and form activations only (a network layer judges what scripts start).
@@ -1304,7 +1334,7 @@ function __pwLibrary() {
     // click, a same-site href or form action rewritten on mousedown / submit).
     const target = mode === "page" || !f ? null
       : {link: f.href || null, form: f.is_submit && f.form ? f.form.action : null};
-    pinAs(allowed, expected, mode !== "links", target);
+    pinAs(allowed, expected, mode !== "links", target, policy);
     // A script of this frame can navigate the frames above it (`top.location = …`): their
     // readers pin the same origins (same-origin ancestors; Chromium stops a cross-origin
     // frame from navigating the top without the user's click anyway).
@@ -1314,14 +1344,14 @@ function __pwLibrary() {
       try { up = w.parent; } catch (e) { up = null; }
       if (!up || up === w) break;
       try { theirs = up[lib]; } catch (e) { theirs = null; }
-      if (theirs && theirs.pinAs) { try { theirs.pinAs(new Set_(allowed), expected, mode !== "links"); } catch (e) { /* */ } }
+      if (theirs && theirs.pinAs) { try { theirs.pinAs(new Set_(allowed), expected, mode !== "links", null, policy); } catch (e) { /* */ } }
       w = up;
     }
   }
-  function pinAs(allowed, expected, scripts, target) {
+  function pinAs(allowed, expected, scripts, target, policy) {
     relisten();
     allowed.add(docOrigin(document));
-    pinned = {allowed, scripts, expected, target: target || null, until: Date.now() + 10000};
+    pinned = {allowed, scripts, expected, target: target || null, policy: policy || null, until: Date.now() + 10000};
   }
   const decode = W.decodeURIComponent;
   function sameTarget(now, judged) {
@@ -1351,7 +1381,7 @@ function __pwLibrary() {
       const raw = linkHref(node);
       if (raw === null) continue;
       const now = resolve(trimText(raw), node);
-      if (!pinned.allowed.has(originOf(now)) && !testRe(/^javascript:/i, now)) stop(event, now, "link");
+      if (!allowedDest(now) && !testRe(/^javascript:/i, now)) stop(event, now, "link");
       else if (pinned.target && pinned.target.link && !sameTarget(now, pinned.target.link)) stop(event, now, "link");
       return;
     }
@@ -1363,7 +1393,7 @@ function __pwLibrary() {
     const submitter = submitterOf(event);
     const attr = (submitter && getAttr(submitter, "formaction")) || getAttr(form, "action");
     const now = attr && trimText(attr) ? resolve(attr, form) : docURLOf(ownerDocumentOf(form));
-    if (!pinned.allowed.has(originOf(now))) stop(event, now, "form");
+    if (!allowedDest(now)) stop(event, now, "form");
     else if (pinned.target && pinned.target.form && !sameTarget(now, pinned.target.form)) stop(event, now, "form");
   }
   const replaceState = uncurry(History.prototype.replaceState);
@@ -1373,7 +1403,7 @@ function __pwLibrary() {
     if (navTypeOf(event) === "traverse") return;
     if (!pinned.scripts && !navUserInitiatedOf(event)) return;
     const now = destinationURLOf(navDestinationOf(event));
-    if (pinned.allowed.has(originOf(now))) return;
+    if (allowedDest(now)) return;
     // Not only link and form activations: a navigation the page's own script starts while the
     // agent's action runs (a click / change / key handler setting `location`, `form.submit()`,
     // a synthetic `a.click()`, a meta refresh inserted on click, a popup moving its opener) goes
@@ -1418,7 +1448,7 @@ function __pwLibrary() {
     const one = els.length >= 1 && (els.length === 1 || !opts.strict);
     const act = one ? activated(els[0], opts) : null;
     const f = one ? described(els[0], opts, act) : null;
-    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : els[0], f, opts.pin, opts.lib);
+    if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : els[0], f, opts.pin, opts.lib, opts.hosts);
     return {count: els.length, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
   }
 

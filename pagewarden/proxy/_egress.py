@@ -16,7 +16,8 @@ means the same thing to the browser layer and to the network layer:
   strict and an empty allow-list nothing passes.
 * A request with no host, or a host a browser would refuse, is refused.
 
-`EgressRules` is sans-I/O (a URL in, a `Refusal` or None out); `EgressPolicy` is the
+`EgressRules` is sans-I/O (a URL in, a `Refusal` or None out; it lives in
+`pagewarden.policies._egress`, shared with the embedded navigation gate); `EgressPolicy` is the
 mitmproxy addon that applies it.
 """
 
@@ -24,135 +25,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from mitmproxy import http
 
-from pagewarden._url import host_matches, parse_url
-from pagewarden.policies.rules.urls import Destination, UrlPattern
+from pagewarden._url import parse_url
+from pagewarden.policies._egress import NETWORK_POLICY, EgressRules
 from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal, RefusalSink, refusal_page
 
 __all__ = ["NETWORK_POLICY", "EgressPolicy", "EgressRules", "is_navigation"]
-
-#: The policy id of the network layer's own refusals (strict mode, hostless requests).
-NETWORK_POLICY = "PW-NETWORK"
-
-
-@dataclass(frozen=True, slots=True)
-class _HostRule:
-    policy_id: str
-    patterns: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class _UrlRule:
-    policy_id: str
-    patterns: tuple[UrlPattern, ...]
-
-
-@dataclass(slots=True)
-class EgressRules:
-    """The egress rules of a policy set (see the module docstring for what each does)."""
-
-    domain_deny: list[_HostRule] = field(default_factory=list)
-    domain_allow: list[_HostRule] = field(default_factory=list)
-    url_deny: list[_UrlRule] = field(default_factory=list)
-    url_allow: list[_UrlRule] = field(default_factory=list)
-    allow_hosts: tuple[str, ...] = ()
-    deny_hosts: tuple[str, ...] = ()
-    strict: bool = False
-
-    @classmethod
-    def from_policies(
-        cls,
-        policies: Iterable[object] | None,
-        *,
-        strict: bool = False,
-        allow_hosts: Sequence[str] = (),
-        deny_hosts: Sequence[str] = (),
-    ) -> EgressRules:
-        """Collect the URL and domain rules of `policies` (a `PolicySet` or policies)."""
-        rules = cls(strict=strict, allow_hosts=tuple(allow_hosts), deny_hosts=tuple(deny_hosts))
-        for policy in policies or ():
-            for rule in getattr(policy, "rules", ()):
-                kind = getattr(rule, "kind", "")
-                patterns = tuple(getattr(rule, "patterns", ()) or ())
-                pid = policy.id  # type: ignore[attr-defined]
-                if kind == "domain_deny":
-                    rules.domain_deny.append(_HostRule(pid, patterns))
-                elif kind == "domain_allow":
-                    rules.domain_allow.append(_HostRule(pid, patterns))
-                elif kind == "url_deny":
-                    rules.url_deny.append(_UrlRule(pid, tuple(UrlPattern.compile(p) for p in patterns)))
-                elif kind == "url_allow":
-                    rules.url_allow.append(_UrlRule(pid, tuple(UrlPattern.compile(p) for p in patterns)))
-        return rules
-
-    @property
-    def allow_list(self) -> tuple[str, ...]:
-        """Host patterns a strict proxy lets through."""
-        hosts: list[str] = [*self.allow_hosts]
-        for rule in self.domain_allow:
-            hosts.extend(rule.patterns)
-        for url_rule in self.url_allow:
-            hosts.extend(p.host for p in url_rule.patterns if p.form == "url" and p.host)
-        return tuple(dict.fromkeys(hosts))
-
-    def host_allowed(self, host: str) -> bool:
-        """Whether a request to `host` passes the host rules (without a URL, e.g. CONNECT)."""
-        return self.judge_host(host, action="request", url=host) is None
-
-    def judge_host(self, host: str, *, action: str, url: str, method: str = "GET") -> Refusal | None:
-        """A refusal when `host` may not be reached at all, else None."""
-
-        def refuse(rule: str, policy_id: str, reason: str) -> Refusal:
-            return Refusal(action, url, host, rule, policy_id, reason, method)
-
-        if not host:
-            return refuse("no_host", NETWORK_POLICY, "the request has no host a browser would accept")
-        for pattern in self.deny_hosts:
-            if host_matches(host, pattern):
-                return refuse("deny_hosts", NETWORK_POLICY, f"{host} is on the proxy's deny list ({pattern})")
-        for rule in self.domain_deny:
-            hit = next((p for p in rule.patterns if host_matches(host, p)), None)
-            if hit is not None:
-                return refuse("domain_deny", rule.policy_id, f"{host} is on a denied domain ({hit})")
-        extra = any(host_matches(host, p) for p in self.allow_hosts)
-        for rule in self.domain_allow:
-            if not extra and not any(host_matches(host, p) for p in rule.patterns):
-                return refuse(
-                    "domain_allow",
-                    rule.policy_id,
-                    f"{host} is not among the allowed domains ({', '.join(rule.patterns)})",
-                )
-        if self.strict and not any(host_matches(host, p) for p in self.allow_list):
-            return refuse("strict", NETWORK_POLICY, f"{host} is not on the allow-list (strict egress)")
-        return None
-
-    def judge(
-        self, url: str, *, navigation: bool, action: str | None = None, method: str = "GET"
-    ) -> Refusal | None:
-        """A refusal for a request to `url` (a navigation or a subresource), else None."""
-        parsed = parse_url(url)
-        kind = action or ("navigation" if navigation else "request")
-        refusal = self.judge_host(parsed.host if parsed.valid else "", action=kind, url=url, method=method)
-        if refusal is not None or not navigation:
-            return refusal
-        dest = Destination(parsed, url, "network")
-        for rule in self.url_deny:
-            hit = next((p for p in rule.patterns if p.matches_deny(dest)), None)
-            if hit is not None:
-                return Refusal(
-                    kind, url, parsed.host, "url_deny", rule.policy_id,
-                    f"the URL matches the denied pattern {hit.text!r}", method,
-                )  # fmt: skip
-        for rule in self.url_allow:
-            if not any(p.matches_allow(dest) for p in rule.patterns):
-                return Refusal(
-                    kind, url, parsed.host, "url_allow", rule.policy_id,
-                    "the URL is not among the allowed URLs", method,
-                )  # fmt: skip
-        return None
 
 
 def is_navigation(request: http.Request) -> bool:

@@ -1,45 +1,18 @@
-"""A refusal of the network layer: what it records, reports and answers the browser with."""
+"""A refusal of the network layer: what it records, reports and answers the browser with.
+
+`Refusal` itself lives in `pagewarden.policies._egress` (the embedded navigation gate makes
+them too, without importing mitmproxy); it is re-exported here."""
 
 from __future__ import annotations
 
 import html
-import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+
+from pagewarden.policies._egress import Refusal, RefusalSink
 
 __all__ = ["REFUSED_HEADER", "Refusal", "RefusalSink", "refusal_page"]
 
 #: Response header naming the policy that refused a request (on every refusal page).
 REFUSED_HEADER = "X-Pagewarden-Refused"
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """One request the network layer refused.
-
-    ``action`` is what was refused (``request``, ``navigation``, ``connect``, ``websocket``,
-    ``exfiltration``); ``rule`` the rule kind (``domain_deny``, ``domain_allow``,
-    ``url_deny``, ``url_allow``, ``strict``, ``no_host``, ``grant``, ``sensitive_data``…);
-    ``policy_id`` the policy it comes from (``PW-NETWORK`` for the network layer's own).
-    """
-
-    action: str
-    url: str
-    host: str
-    rule: str
-    policy_id: str
-    reason: str
-    method: str = "GET"
-    tab: str | None = None
-    ts: float = field(default_factory=time.time)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form (the ``data`` of a ``network`` guard event)."""
-        return asdict(self)
-
-
-RefusalSink = Callable[[Refusal], None]
 
 
 def refusal_page(refusal: Refusal) -> str:

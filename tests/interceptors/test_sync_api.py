@@ -101,3 +101,23 @@ def test_sync_injection_is_blocked(sync_page: Page, tmp_path: Path) -> None:
     assert caught.value.verdict.violated_policy_ids == ["PW-INJECTION"]
     assert page.url == "http://app.test/injection.html"
     assert (tmp_path / "t.jsonl").read_text().count('"decision":"block"') == 1
+
+
+def test_sync_navigation_gate_refuses_a_popup_off_the_allow_list(sync_page: Page, site: LocalSite) -> None:
+    """The gate's route handler under the sync API: a popup a click handler opens to a host the
+    policies refuse never loads; the agent hears of it at its next call; an allowed one loads."""
+    from .test_navigation_gate import APP_AND_OTHER, _serve
+
+    page = Guard(APP_AND_OTHER, goal="Use the app.").wrap(sync_page)
+    page.goto(_serve(site, "open", "http://evil.test/plain.html?c=gate-sync"))
+    page.click("#t")
+    page.unwrap().wait_for_timeout(700)
+    assert [r for r in site.requests_to("evil.test") if r.query.get("c") == ["gate-sync"]] == []
+    with pytest.raises(ActionBlocked) as caught:
+        page.hover("#t")
+    assert caught.value.verdict.findings[0].rule == "network:domain_allow"
+    page.goto(_serve(site, "open", "http://other.test/plain.html?c=gate-sync-twin"))
+    with page.unwrap().context.expect_page() as popup:
+        page.click("#t")
+    popup.value.wait_for_load_state()
+    assert [r for r in site.requests_to("other.test") if r.query.get("c") == ["gate-sync-twin"]]
