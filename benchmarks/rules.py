@@ -207,6 +207,17 @@ def _percentiles(times: list[float]) -> dict[str, float]:
     }
 
 
+def calibration_ms() -> float:
+    """CPU time (ms, median of 5) of a fixed pure-Python loop of a million additions."""
+    runs = []
+    for _ in range(5):
+        started, total = time.thread_time(), 0
+        for i in range(1_000_000):
+            total += i
+        runs.append((time.thread_time() - started) * 1e3)
+    return round(statistics.median(runs), 1)
+
+
 def clear_caches() -> None:
     """Empty every memoised function of pagewarden (label keys, term patterns, URL parses)."""
     for name, module in list(sys.modules.items()):
@@ -323,12 +334,21 @@ def main(argv: list[str] | None = None) -> int:
         cells += [f"{slow['p50_ms']:.3f}", f"{slow['p95_ms']:.3f}"] if slow else ["-", "-"]
         table.add_row(*cells)
     console.print(table)
+    calibration = calibration_ms()
+    console.print(
+        f"load average {os.getloadavg()[0]:.1f}; a million Python additions took {calibration:.0f} ms of CPU "
+        "(~30-50 ms on an idle machine)",
+        highlight=False,
+    )
     document = {
         "benchmark": "rules",
         "pagewarden": __version__,
         "python": sys.version.split()[0],
         "machine": platform.machine(),
         "load_average_1m": round(os.getloadavg()[0], 2),
+        # how fast this machine ran plain Python during the run (a shared machine under load
+        # runs everything several times slower: compare runs by this before comparing times)
+        "calibration_loop_ms": calibration,
         "policies_from": str(args.data.name) if args.data else "synthetic mix",
         "results": results,
     }

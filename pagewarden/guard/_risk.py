@@ -60,11 +60,21 @@ def decide(
     if not findings:
         return Decision.ALLOW, 0.0
     scores = adjust_scores(findings, prediction, t)
-    overall = combine(scores)
-    hard = combine([s for s, f in zip(scores, findings, strict=True) if not f.requires_approval])
+    # noisy-or of all findings, and of those that do not only ask for approval (one pass)
+    remaining = remaining_hard = 1.0
+    asks = False
+    for score, finding in zip(scores, findings, strict=True):
+        left = 1.0 - max(0.0, min(1.0, score))
+        remaining *= left
+        if finding.requires_approval:
+            asks = True
+        else:
+            remaining_hard *= left
+    overall = round(1.0 - remaining, 4)
+    hard = round(1.0 - remaining_hard, 4)
     if hard >= t.block:
         return Decision.BLOCK, overall
-    if any(f.requires_approval for f in findings) or hard >= t.ask:
+    if asks or hard >= t.ask:
         return Decision.ASK, overall
     if hard >= t.revise:
         return Decision.REVISE, overall

@@ -38,6 +38,7 @@ from pagewarden.observe._gather import (
     value_sources,
 )
 from pagewarden.observe._prune import prune_snapshot
+from pagewarden.observe._shadow import closed_shadow_facts
 
 if TYPE_CHECKING:
     from pagewarden.interceptors._wrappers import Guarded, SharedState
@@ -363,6 +364,13 @@ def _observe(
             target, drop, count, sources = yield from read(None)
     except FactsUnavailable as exc:
         notes.append(f"facts-unavailable: {exc}")
+    if target is not None and target.shadow_probe and page is not None:
+        # the click point may show a closed shadow root's content: read it there over CDP
+        try:
+            target = yield from closed_shadow_facts(shared.cdp_sessions, page, target)
+        except Exception as exc:  # noqa: BLE001 - not Chromium, or the page changed: pin and gate remain
+            target = replace(target, shadow_probe=None)
+            notes.append(f"closed shadow root not read: {type(exc).__name__}")
     notes.extend(f"{EARLIER_STOP}{s.get('how', 'navigation')} to {s.get('actual')}" for s in stops[:4])
     title: str | None = None
     snapshot: str | None = None

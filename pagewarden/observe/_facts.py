@@ -130,6 +130,9 @@ class ElementFacts:
     pointed: str | None = None  # the element pointed at, when the activated one differs
     #: the URL of a frame whose content (unreadable: another origin) the action lands in
     frame_content: str | None = None
+    #: ``"x,y"``: the click point may be over a closed shadow root's content (which no script
+    #: reads): the guard reads it there over CDP before judging (`observe._shadow`)
+    shadow_probe: str | None = None
 
     @property
     def label(self) -> str:

@@ -589,6 +589,24 @@ function __pwLibrary() {
     return el;
   }
 
+  // A closed shadow root is out of every script's reach but the browser's: the click lands on
+  // what it renders while hit-testing stops at its host. A host with no open root, hit where
+  // the caret finds none of its own (light) content, may be showing a closed root's content
+  // there: the guard then reads that point over CDP (`shadow_probe`).
+  const SHADOW_HOSTS = {__proto__: null, article: 1, aside: 1, blockquote: 1, body: 1, div: 1, footer: 1, h1: 1,
+    h2: 1, h3: 1, h4: 1, h5: 1, h6: 1, header: 1, main: 1, nav: 1, p: 1, section: 1, span: 1};
+  const caretRange = Document.prototype.caretRangeFromPoint ? uncurry(Document.prototype.caretRangeFromPoint) : null;
+  const rangeStartOf = getter(Range.prototype, "startContainer");
+  function closedShadowAt(el, doc, x, y) {
+    if (!el || doc !== document || shadowRootOf(el)) return null;
+    const t = tag(el);
+    if (SHADOW_HOSTS[t] !== 1 && indexOf(t, "-") < 0) return null;
+    let node = null;
+    try { const r = caretRange ? caretRange(doc, x, y) : null; node = r ? rangeStartOf(r) : null; } catch (e) { node = null; }
+    for (let n = node; n; n = flatParent(n)) if (n === el) return null;  // its own light content
+    return Math.round(x * 100) / 100 + "," + Math.round(y * 100) / 100;
+  }
+
   function clickPoint(el, opts) {
     // Where Playwright clicks: `position` from the padding box's top-left corner, else the
     // centre of the first box of the element that shows in the viewport (scrolled into view
@@ -666,7 +684,9 @@ function __pwLibrary() {
       if (inner.hit) return resolveActivation(inner.hit, "the click lands in a frame");
       return {el: hit, link: null, submitter: null, via: "the click lands in a frame", frame: inner};
     }
-    return resolveActivation(hit, how);
+    const act = resolveActivation(hit, how);
+    if (!act.link && !act.submitter) act.probe = closedShadowAt(hit, doc, point.x, point.y);
+    return act;
   }
 
   function defaultButton(form) {
@@ -784,6 +804,7 @@ function __pwLibrary() {
       activation: act ? (act.via || "direct") : null,
       pointed: act && act.pointed && act.pointed !== el ? describe(act.pointed) : null,
       frame_content: act && act.frame ? act.frame.frame : null,
+      shadow_probe: act && act.probe ? act.probe : null,
       input_type: type,
       value: (t === "input" || t === "textarea") ? sliceText(String(ownValue || ""), 0, 300) : null,
       editable: !!editable,
@@ -1008,6 +1029,7 @@ function __pwLibrary() {
     }
     if (el && opts.activate && !opts.activate.key) {
       const act = resolveActivation(el, "");
+      if (!act.link && !act.submitter) act.probe = closedShadowAt(el, document, opts.x, opts.y);
       const f = facts(act.el, opts, act);
       if (opts.pin) pin(act.el, f, opts.pin, opts.lib, opts.hosts);
       return {count: 1, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};

@@ -184,15 +184,15 @@ class CompiledRule:
         """A finding for this rule's policy, scored from its risk level and `confidence`."""
         level = self._level
         return Finding(
-            policy_id=self.policy.id,
-            rule=self.kind,
-            message=message,
-            risk_level=level,
-            category=self._category,
-            score=round(min(1.0, RISK_BASE[level] * confidence), 4),
-            requires_approval=requires_approval,
-            guidance=guidance,
-            evidence=dict(evidence or {}),
+            self.policy.id,
+            self.kind,
+            message,
+            level,
+            self._category,
+            round(min(1.0, RISK_BASE[level] * confidence), 4),
+            requires_approval,
+            guidance,
+            dict(evidence) if evidence else {},
         )
 
 

@@ -39,6 +39,7 @@ class InputAllow(CompiledRule):
         super().__init__(policy, rule)
         self._allowed = {canonical_input(v) for v in rule.values}
         self._keys = term_keys([rule.field]) if rule.field else None
+        self._guidance = "Only enter these values: " + ", ".join(repr(v) for v in rule.values) + "."
 
     def index_keys(self, kind: str) -> frozenset[tuple] | None:
         return self._keys  # with a `field`, only fields it names
@@ -66,6 +67,6 @@ class InputAllow(CompiledRule):
         where = f" into {self.rule.field!r}" if self.rule.field else ""
         yield self.finding(
             f"enters {shown!r}{where}, which is not one of the values the user gave",
-            guidance="Only enter these values: " + ", ".join(repr(v) for v in self.rule.values) + ".",
+            guidance=self._guidance,
             evidence={"value": typed.field_text[:200], "allowed": list(self.rule.values)},
         )
