@@ -81,26 +81,43 @@ def _allowed_host_re(pattern: str) -> str | None:
     return literal
 
 
-def _denied_host_re(pattern: str) -> str | None:
-    """A regex for URLs whose host `pattern` may match (a superset: the host part contains
-    the pattern's host); None when it matches no host at all."""
-    parsed = _host_of_pattern(pattern)
-    if parsed is None:
-        return _SCHEME + r"[^/?#]*\[" if pattern.strip().startswith("[") else None
-    prefix, host = parsed
-    if prefix == "*":
-        return _SCHEME
-    return _SCHEME + r"[^/?#]*" + re.escape(host)
-
-
 def _longest_literal(text: str) -> str:
     return max(text.split("*"), key=len)
+
+
+def _trie(literals: list[str]) -> str:
+    """One regex alternation of `literals` with shared prefixes factored out, so a search tests
+    a branch per character instead of every literal in turn (the pattern of thousands of
+    policies stays fast in Playwright's driver, which tests it on every request of the context).
+    A literal that another one extends is enough alone: the search looks for a literal anywhere.
+    Letters are lower-cased (the pattern is case-insensitive)."""
+    root: dict[str, dict] = {}
+    end = ""  # key of a node where a literal ends
+    for literal in sorted({lit.lower() if lit.isascii() else lit for lit in literals}, key=len):
+        node = root
+        for char in literal:
+            if end in node:
+                break  # a shorter literal already ends here
+            node = node.setdefault(char, {})
+        else:
+            node.clear()
+            node[end] = {}
+
+    def emit(node: dict[str, dict]) -> str:
+        if end in node:
+            return ""
+        branches = [re.escape(char) + emit(child) for char, child in sorted(node.items())]
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return emit(root)
 
 
 def navigation_pattern(rules: EgressRules) -> re.Pattern[str] | None:
     """The route pattern of the gate: a regex every URL the rules may refuse matches (other
     URLs may match too: the gate then judges and lets them through). None: nothing to refuse."""
     parts: list[str] = []
+    hosts: list[str] = []  # text the host part of a refused URL contains
+    texts: list[str] = []  # text a refused URL contains after its scheme
     seen_allow: set[tuple[str, ...]] = set()
     for rule in rules.domain_allow:
         if rule.patterns in seen_allow:
@@ -115,26 +132,45 @@ def navigation_pattern(rules: EgressRules) -> re.Pattern[str] | None:
             continue
         parts.append(_SCHEME + "(?!(?:" + "|".join(dict.fromkeys(known)) + ")" + _HOST_END + ")")
     ip_literal = False
+
+    def denied_host(pattern: str) -> None:
+        parsed = _host_of_pattern(pattern)
+        if parsed is None:
+            if pattern.strip().startswith("["):
+                parts.append(_SCHEME + r"[^/?#]*\[")
+        elif parsed[0] == "*":
+            parts.append(_SCHEME)
+        else:
+            hosts.append(parsed[1])
+
     for host_rule in rules.domain_deny:
         for pattern in host_rule.patterns:
-            denied = _denied_host_re(pattern)
-            if denied is not None:
-                parts.append(denied)
+            denied_host(pattern)
             ip_literal = ip_literal or bool(re.fullmatch(r"[\d.]+|\[.*", pattern.strip()))
     for url_rule in rules.url_deny:
         for url_pattern in url_rule.patterns:
             if url_pattern.form == "url":
                 host = url_pattern.host
                 literal = _longest_literal(host)
-                denied = _denied_host_re(host) if "*" not in host[2:] else None
-                if denied is None and literal.strip("."):
-                    denied = _SCHEME + r"[^/?#]*" + re.escape(literal)
-                parts.append(denied or _SCHEME)
+                named = _host_of_pattern(host) is not None or host.strip().startswith("[")
+                if "*" not in host[2:] and named:
+                    denied_host(host)
+                elif literal.strip("."):
+                    hosts.append(literal)
+                else:
+                    parts.append(_SCHEME)
                 ip_literal = ip_literal or bool(re.fullmatch(r"[\d.]+|\[.*", host))
             else:
                 literal = _longest_literal(url_pattern.path)
-                parts.append(_SCHEME + ".*" + re.escape(literal) if literal else _SCHEME)
+                if literal:
+                    texts.append(literal)
+                else:
+                    parts.append(_SCHEME)
                 parts.append(_SCHEME + ".*%")  # percent-encoded text is matched decoded
+    if hosts:
+        parts.append(_SCHEME + r"[^/?#]*" + _trie(hosts))
+    if texts:
+        parts.append(_SCHEME + ".*" + _trie(texts))
     if rules.url_allow:
         parts.append(_SCHEME)
     if ip_literal:

@@ -13,6 +13,8 @@ page) is taken only when asked for.
 from __future__ import annotations
 
 import json
+import re
+import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -126,6 +128,11 @@ def _engine_selector(engine: str, entry: str, opts: dict[str, Any]) -> str:
     # `>>` would end the selector part: JSON spells `>` inside strings as \u003e.
     body = json.dumps({**opts, "entry": entry}, separators=(",", ":")).replace(">", "\\u003e")
     return f"{engine}={body}"
+
+
+def _selector_of(locator: Any) -> str | None:
+    selector = getattr(getattr(locator, "_impl_obj", None), "_selector", None)
+    return selector if isinstance(selector, str) else None
 
 
 def _parse(text: Any) -> Any:
@@ -248,6 +255,38 @@ class Call:
 Gather = Generator[Call, Any, Any]
 
 
+# A selector Playwright reads as one plain CSS part: no `>>` chain, no engine prefix (`text=`,
+# `internal:role=` …), no XPath or quoted text, and none of the characters that open Playwright's
+# own CSS extensions (`:visible`, `:has-text()` …), selector lists (`a, b`: Playwright sorts
+# those across shadow roots) or escapes. For such a selector the native query of the light tree
+# finds what Playwright's engine finds there, in the same order.
+_PLAIN_CSS = re.compile(r"[A-Za-z0-9_#.\-\[\]=\"' >+~*^$|/?&%@]+")
+_ENGINE_PREFIX = re.compile(r"^\s*[A-Za-z_0-9\-+:*]+=")
+
+
+def plain_css(selector: str | None) -> str | None:
+    """`selector` when Playwright resolves it as one plain CSS selector (see `_PLAIN_CSS`), else None."""
+    if not selector or len(selector) > 300 or ">>" in selector or _ENGINE_PREFIX.match(selector):
+        return None
+    text = selector.strip()
+    if not text or text.startswith(("//", "..", '"', "'")) or not _PLAIN_CSS.fullmatch(text):
+        return None
+    return text
+
+
+def _frame_of(locator: Any) -> Any:
+    """The public `Frame` a locator resolves in (None when it cannot be told)."""
+    impl = getattr(locator, "_impl_obj", None)
+    frame_impl = getattr(impl, "_frame", None)
+    if frame_impl is None:
+        return None
+    try:
+        frames = locator.page.frames
+    except Exception:  # noqa: BLE001 - a closed page: the usual read says so
+        return None
+    return next((f for f in frames if getattr(f, "_impl_obj", None) is frame_impl), None)
+
+
 def facts_of_locator(
     locator: Any,
     *,
@@ -286,6 +325,20 @@ def facts_of_locator(
     if pin and hosts:
         opts["hosts"] = hosts
     if engine:
+        css = plain_css(_selector_of(locator))
+        frame = _frame_of(locator) if css is not None else None
+        if frame is not None:
+            # One read at the document: the light tree's native query finds the element, with no
+            # walk over the whole page to resolve the locator (see `select` in the library). It
+            # waits for nothing but the page's answer, within the action's timeout, as the usual
+            # read would; what it leaves to the usual read gets the rest of that timeout.
+            started = time.monotonic()
+            result = _check((yield from _read(frame, engine, "select", {**opts, "css": css}, timeout)), stops)
+            if not result.get("fallback"):
+                count = 1 if strict else None
+                return _facts(result.get("facts"), selector), count, _sources(result.get("sources", ()))
+            if timeout is not None:
+                timeout = max(1.0, timeout - (time.monotonic() - started) * 1000)
         try:
             scope = locator if strict else locator.first
             result = _check((yield from _read(scope, engine, "locator", opts, timeout)), stops)

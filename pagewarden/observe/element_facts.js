@@ -821,43 +821,95 @@ function __pwLibrary() {
     };
   }
 
-  // Page-wide searches are cached until the DOM changes (a mutation observer bumps the version;
-  // records not yet delivered are taken at each read, so a change just before it counts).
-  let domVersion = 0;
+  // Page-wide searches are cached until the DOM changes in a way that matters to them. A mutation
+  // observer sorts the changes (records not yet delivered are taken at each read, so a change
+  // just before it counts): any change at all (`domVersion`), text (characters, child lists:
+  // `textVersion`), the element tree (elements added or removed: `treeVersion`), and attributes
+  // by name. An index of link targets is then rebuilt when an element or an href changed, not
+  // when a counter's text did.
+  let domVersion = 0, textVersion = 0, treeVersion = 0;
+  const attrVersions = new Map();
   const sourceCache = new Map();
   let observing = false;
   let changes = null;
   const takeRecords = uncurry(MutationObserver.prototype.takeRecords);
+  const recordTypeOf = getter(MutationRecord.prototype, "type");
+  const recordAttrOf = getter(MutationRecord.prototype, "attributeName");
+  const addedNodesOf = getter(MutationRecord.prototype, "addedNodes");
+  const removedNodesOf = getter(MutationRecord.prototype, "removedNodes");
+  const listLength = getter(NodeList.prototype, "length");
+  const listItem = uncurry(NodeList.prototype.item);
+  const hasElement = (list) => {
+    for (let i = 0, n = listLength(list); i < n; i++) if (nodeTypeOf(listItem(list, i)) === 1) return true;
+    return false;
+  };
+  function noteChanges(records) {
+    if (!records.length) return;
+    domVersion++;
+    let text = false, tree = false;
+    for (const record of records) {
+      const type = recordTypeOf(record);
+      if (type === "attributes") {
+        const name = recordAttrOf(record);
+        attrVersions.set(name, (attrVersions.get(name) || 0) + 1);
+        continue;
+      }
+      text = true;
+      if (!tree && type === "childList") tree = hasElement(addedNodesOf(record)) || hasElement(removedNodesOf(record));
+    }
+    if (text) textVersion++;
+    if (tree) treeVersion++;
+  }
+  function versionOf(names) {
+    // The version of what depends on the element tree and on the attributes `names`.
+    let key = "t" + treeVersion;
+    for (const name of names) key += "," + (attrVersions.get(name) || 0);
+    return key;
+  }
   function observeChanges() {
     if (observing) {
-      if (takeRecords(changes).length) domVersion++;
+      noteChanges(takeRecords(changes));
       return;
     }
     observing = true;
     try {
-      changes = new MutationObserver(() => { domVersion++; });
+      changes = new MutationObserver(noteChanges);
       changes.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
     } catch (e) { observing = false; }
   }
 
-  // What the page-wide search reads, gathered once per DOM version: the body's text in lower
-  // case, and the elements carrying link targets or labelling attributes with their values.
-  // (One pass each; a search is then a scan of strings, not a selector run over every element.)
+  // What the page-wide search reads, each part gathered again only when a change that matters
+  // to it happened: the body's text in lower case (any text change), the elements carrying link
+  // targets (the element tree, href / action), and those carrying labelling attributes (the
+  // element tree, those attributes). A search is then a scan of strings, not a selector run
+  // over every element.
+  const LINK_ATTRS = ["href", "action"];
+  const LABEL_ATTRS = ["aria-label", "title", "aria-description", "alt"];
   let pageIndex = null;
   function indexOfPage(doc, body) {
-    if (observing && pageIndex && pageIndex.version === domVersion && pageIndex.body === body) return pageIndex;
-    const links = [], labels = [];
-    for (const el of docQueryAll(doc, "[href], [action]")) {
-      const href = getAttr(el, "href"), action = getAttr(el, "action");
-      push(links, [el, toLower(href || ""), toLower(action || ""), href || action || ""]);
+    const old = observing && pageIndex && pageIndex.body === body ? pageIndex : null;
+    const index = {body, text: null, textVersion, links: null, linksVersion: versionOf(LINK_ATTRS),
+                   labels: null, labelsVersion: versionOf(LABEL_ATTRS)};
+    if (old && old.textVersion === textVersion) index.text = old.text;
+    else index.text = toLower(textContentOf(body) || "");
+    if (old && old.linksVersion === index.linksVersion) index.links = old.links;
+    else {
+      index.links = [];
+      for (const el of docQueryAll(doc, "[href], [action]")) {
+        const href = getAttr(el, "href"), action = getAttr(el, "action");
+        push(index.links, [el, toLower(href || ""), toLower(action || ""), href || action || ""]);
+      }
     }
-    for (const el of docQueryAll(doc, "[aria-label], [title], [aria-description], [alt]")) {
-      const parts = [getAttr(el, "aria-label"), getAttr(el, "title"), getAttr(el, "aria-description"), getAttr(el, "alt")];
-      let lowered = "";
-      for (const v of parts) if (v) lowered += toLower(v) + "\u0000";
-      push(labels, [el, parts, lowered]);
+    if (old && old.labelsVersion === index.labelsVersion) index.labels = old.labels;
+    else {
+      index.labels = [];
+      for (const el of docQueryAll(doc, "[aria-label], [title], [aria-description], [alt]")) {
+        const parts = [getAttr(el, "aria-label"), getAttr(el, "title"), getAttr(el, "aria-description"), getAttr(el, "alt")];
+        let lowered = "";
+        for (const v of parts) if (v) lowered += toLower(v) + "\u0000";
+        push(index.labels, [el, parts, lowered]);
+      }
     }
-    const index = {version: domVersion, body, text: toLower(textContentOf(body) || ""), links, labels};
     if (observing) pageIndex = index;
     return index;
   }
@@ -1039,30 +1091,38 @@ function __pwLibrary() {
   const controlOf = getter(HTMLLabelElement.prototype, "control");
   const originOfURL = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
   const Set_ = W.Set;
-  // The names a mirror search compares, gathered once per DOM version and document: elements by
-  // their exact aria-label / placeholder, and the text of the first 150 labels.
+  // The names a mirror search compares, per document: elements by their exact aria-label /
+  // placeholder (gathered again when the element tree or those attributes changed), and the text
+  // of the first 150 labels (again after any text change: bounded).
   const fieldNames = new WeakMap();
   const labelsByTag = uncurry(Document.prototype.getElementsByTagName);
+  const NAME_ATTRS = ["aria-label", "placeholder"];
   function namesOfFields(doc) {
     observeChanges();
     const cacheable = observing && doc === document;  // the observer watches this document only
-    const hit = cacheable ? fieldNames.get(doc) : null;
-    if (hit && hit.version === domVersion) return hit;
-    const byAttr = new Map();
-    for (const other of docQueryAll(doc, "[aria-label], [placeholder]")) {
-      for (const a of ["aria-label", "placeholder"]) {
-        const v = getAttr(other, a);
-        if (v === null) continue;
-        const list = byAttr.get(v);
-        if (list) { if (list[list.length - 1] !== other) push(list, other); } else byAttr.set(v, [other]);
+    const old = cacheable ? fieldNames.get(doc) : null;
+    const names = {attrVersion: versionOf(NAME_ATTRS), byAttr: null, textVersion: "t" + treeVersion + "," + textVersion,
+                   labels: null};
+    if (old && old.attrVersion === names.attrVersion) names.byAttr = old.byAttr;
+    else {
+      names.byAttr = new Map();
+      for (const other of docQueryAll(doc, "[aria-label], [placeholder]")) {
+        for (const a of NAME_ATTRS) {
+          const v = getAttr(other, a);
+          if (v === null) continue;
+          const list = names.byAttr.get(v);
+          if (list) { if (list[list.length - 1] !== other) push(list, other); } else names.byAttr.set(v, [other]);
+        }
       }
     }
-    const labels = [];
-    for (const label of labelsByTag(doc, "label")) {
-      if (labels.length >= 150) break;
-      push(labels, [textContentOf(label) || "", label]);
+    if (old && old.textVersion === names.textVersion) names.labels = old.labels;
+    else {
+      names.labels = [];
+      for (const label of labelsByTag(doc, "label")) {
+        if (names.labels.length >= 150) break;
+        push(names.labels, [textContentOf(label) || "", label]);
+      }
     }
-    const names = {version: domVersion, byAttr, labels};
     if (cacheable) fieldNames.set(doc, names);
     return names;
   }
@@ -1427,6 +1487,21 @@ function __pwLibrary() {
     return {count: els.length, facts: f, sources: opts.needle ? sources(opts.needle, opts) : []};
   }
 
+  function select(root, opts) {
+    // The element a plain CSS locator resolves to, found in the document's light tree with the
+    // native query, without the walk over every element Playwright's own CSS engine makes to
+    // pierce shadow roots. Playwright lists light-tree matches first and raises on several
+    // matches of a strict locator, so a single light match (or the first, not strict) is the
+    // element the action acts on; anything else (no match, several, a selector the native query
+    // refuses) answers `fallback` and the caller resolves the locator the usual way.
+    const doc = nodeTypeOf(root) === 9 ? root : ownerDocumentOf(root);
+    let els = null;
+    try { els = docQueryAll(doc, opts.css); } catch (e) { return {fallback: true}; }
+    const n = listLength(els);
+    if (!n || (opts.strict && n > 1)) return {fallback: true};
+    return locator([listItem(els, 0)], opts);
+  }
+
   // -- the selector engine ------------------------------------------------------------------
   // Registered with Playwright as a content-script selector engine, the reader runs in
   // Playwright's utility world: an isolated world the page's scripts cannot reach, present in
@@ -1444,6 +1519,7 @@ function __pwLibrary() {
     let out;
     switch (opts.entry) {
       case "locator": out = locator([root], opts); break;
+      case "select": out = select(root, opts); break;
       case "point": out = atPoint(opts); break;
       case "focused": out = focused(opts); break;
       case "sources": out = sources(opts.needle, opts); break;

@@ -254,3 +254,35 @@ async def test_cross_site_script_redirect_without_an_allow_list_is_stopped(
         await guarded.hover("#t")
     assert caught.value.verdict.findings[0].rule == "destination_pinning"
     await guarded.goto("http://other.test/plain.html?c=gate-cross")
+
+
+def test_route_pattern_of_many_policies_matches_every_url_they_refuse() -> None:
+    """Thousands of deny patterns are folded into one alternation per kind (shared prefixes
+    factored out, for the driver's sake): still every refused URL matches, however the denied
+    texts overlap, nest or differ in case."""
+    import random
+
+    rng = random.Random(5)
+    words = ["admin", "adm", "Admin1", "module=Users", "export", "exp", "x%2F", "delete-all", "ü-path"]
+    hosts = ["evil.test", "ev.test", "bad.example", "sub.bad.example", "127.0.0.1", "Bücher.example"]
+    rules: list[dict[str, Any]] = []
+    for _ in range(400):
+        roll = rng.random()
+        if roll < 0.5:
+            rules.append({"url_deny": [f"/{rng.choice(words)}{rng.randrange(30)}", rng.choice(words)]})
+        elif roll < 0.8:
+            rules.append({"domain_deny": [rng.choice(hosts), f"*.h{rng.randrange(50)}.{rng.choice(hosts)}"]})
+        else:
+            rules.append({"url_deny": [f"https://{rng.choice(hosts)}/{rng.choice(words)}", "http://*.w*.example/p"]})
+    egress = EgressRules.from_policies(_policies(*rules))
+    pattern = navigation_pattern(egress)
+    assert pattern is not None and len(pattern.pattern) < 20_000
+    urls = []
+    for _ in range(3000):
+        host = rng.choice([*hosts, "app.test", f"h{rng.randrange(60)}.evil.test", "w1.x.example"])
+        path = "/".join(rng.choice([*words, "page", "ADMIN7", "Exp", "p"]) for _ in range(rng.randint(0, 3)))
+        urls.append(f"{rng.choice(['http', 'https'])}://{host}/{path}{rng.choice(['', '?q=1', '#x'])}")
+    refused = [u for u in urls if egress.judge(u, navigation=True) is not None]
+    assert len(refused) > 100
+    assert [u for u in refused if not pattern.search(u)] == []
+    assert not pattern.search("http://app.test/page?x=1")

@@ -109,6 +109,7 @@ class RuleBook:
                         self._observers_by_kind.setdefault(kind, []).append(compiled)
         self._plans: dict[str, _Plan] = {}
         self._observers: dict[str, _Plan] = {}
+        self._trigram_of: dict[tuple, tuple] = {}
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -146,11 +147,15 @@ class RuleBook:
             for key in keys:
                 family = plan.keyed.setdefault(FAMILY[key[0]], {})
                 if key[0] in TRIGRAM_FAMILIES:
-                    # a literal must appear whole: index it by its least shared trigram
-                    key = min(
-                        ((key[0], tri) for tri in trigrams_of(key[1])),  # type: ignore[arg-type]
-                        key=lambda k: len(family.get(k, ())),
-                    )
+                    # a literal must appear whole: index it by its least shared trigram (chosen
+                    # once per book: any trigram of it is a sound key for every action kind)
+                    chosen = self._trigram_of.get(key)
+                    if chosen is None:
+                        chosen = self._trigram_of[key] = min(
+                            ((key[0], tri) for tri in trigrams_of(key[1])),  # type: ignore[arg-type]
+                            key=lambda k: len(family.get(k, ())),
+                        )
+                    key = chosen
                 rules = family.setdefault(key, [])
                 if not rules or rules[-1] is not rule:
                     rules.append(rule)

@@ -81,8 +81,10 @@ def _goal_pages(goal: str) -> frozenset[str]:
     return frozenset(keys)
 
 
+@lru_cache(maxsize=1024)
 def fragment_instructions(url: str) -> str | None:
-    """The fragment of `url` when it reads as prose aimed at the agent (instructions, not an anchor)."""
+    """The fragment of `url` when it reads as prose aimed at the agent (instructions, not an
+    anchor); memoised: a page's URL is judged again at every action on it."""
     fragment = unquote(parse_url(url or "about:blank").fragment or "")
     if len(fragment) < 12:
         return None

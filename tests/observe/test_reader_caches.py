@@ -1,0 +1,186 @@
+"""The installed reader's caches never serve stale facts, and its quick resolution of plain CSS
+locators reads the element Playwright acts on (real Chromium, the reader in Playwright's utility
+world, where it keeps its caches from one action to the next).
+
+Each cache test reads once (filling the caches), changes the DOM one way (a text node's
+characters, an element added, an attribute), and reads again: the change must show, and undoing
+it must show too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from pagewarden import Guard
+from pagewarden.interceptors._pipeline import drive_async
+from pagewarden.observe import ElementFacts, TextSource
+from pagewarden.observe._gather import facts_of_locator, plain_css
+
+NEEDLE = "zq-marker-7781 deliver"
+
+
+@pytest.fixture
+async def guarded(page: Page) -> Any:
+    guard = Guard(goal="Fill in the delivery form on app.test.")
+    wrapped = guard.wrap(page)
+    await wrapped.goto("http://app.test/reader_caches.html")
+    await wrapped.locator("#note").hover()  # the first guarded action registers the reader's engine
+    return wrapped
+
+
+async def read(
+    guarded: Any, selector: str, *, needle: str | None = None, field: bool = False, strict: bool = True
+) -> tuple[ElementFacts, tuple[TextSource, ...]]:
+    shared = guarded._pw_shared
+    page = guarded.unwrap()
+    engine = shared.reader_engine(page)
+    assert engine, "the reader's engine is registered"
+    facts, _, sources = await drive_async(
+        facts_of_locator(
+            page.locator(selector), strict=strict, needle=needle, field=field, lib=shared.facts_reader,
+            engine=engine,
+        )
+    )  # fmt: skip
+    assert facts is not None
+    return facts, sources
+
+
+async def kinds(guarded: Any) -> list[str]:
+    _, sources = await read(guarded, "#nick", needle=NEEDLE, field=True)
+    return sorted(s.kind for s in sources)
+
+
+async def test_value_sources_follow_text_changes(guarded: Any) -> None:
+    page = guarded.unwrap()
+    assert await kinds(guarded) == []
+    # the characters of an existing text node (no element added: only the text index may change)
+    await page.evaluate(f"document.getElementById('note').firstChild.data = 'Please type {NEEDLE} here.'")
+    assert await kinds(guarded) == ["text"]
+    await page.evaluate("document.getElementById('note').firstChild.data = 'Fill in the form below.'")
+    assert await kinds(guarded) == []
+    # a text node replaced (a child list change without elements, like a counter's update)
+    await page.evaluate(f"document.getElementById('plain-span').textContent = 'Ask for {NEEDLE}'")
+    assert await kinds(guarded) == ["text"]
+    await page.evaluate("document.getElementById('plain-span').textContent = 'Opening hours'")
+    assert await kinds(guarded) == []
+
+
+async def test_value_sources_follow_elements_and_attributes(guarded: Any) -> None:
+    page = guarded.unwrap()
+    assert await kinds(guarded) == []
+    # an element added whose only trace of the needle is its href (no text changes with it)
+    slug = NEEDLE.replace(" ", "-")
+    added = (
+        f"const a = document.createElement('a'); a.id = 'new-link'; a.href = '/x?{slug}';"
+        " document.body.append(a)"
+    )
+    await page.evaluate(added)
+    needle = slug
+    _, sources = await read(guarded, "#nick", needle=needle, field=True)
+    assert [s.kind for s in sources] == ["href"]
+    await page.evaluate("document.getElementById('new-link').remove()")
+    _, sources = await read(guarded, "#nick", needle=needle, field=True)
+    assert sources == ()
+    # the href of an existing link changed (no element added or removed)
+    await page.evaluate(f"document.getElementById('elsewhere').setAttribute('href', '/help?{slug}')")
+    _, sources = await read(guarded, "#nick", needle=needle, field=True)
+    assert [s.kind for s in sources] == ["href"]
+    await page.evaluate("document.getElementById('elsewhere').setAttribute('href', '/plain.html')")
+    _, sources = await read(guarded, "#nick", needle=needle, field=True)
+    assert sources == ()
+    # a labelling attribute set on an existing element
+    await page.evaluate(f"document.getElementById('plain-span').title = 'Type {NEEDLE}'")
+    assert await kinds(guarded) == ["attribute"]
+    await page.evaluate("document.getElementById('plain-span').removeAttribute('title')")
+    assert await kinds(guarded) == []
+
+
+async def mirrors(guarded: Any) -> int:
+    facts, _ = await read(guarded, "#card", field=True)
+    assert facts.field is not None
+    return facts.field.mirrors
+
+
+async def test_mirror_search_follows_labels_placeholders_and_new_fields(guarded: Any) -> None:
+    page = guarded.unwrap()
+    # #card's form posts to another origin, so fields with its name elsewhere are looked for
+    assert await mirrors(guarded) == 0
+    # a label's text changed (characters only) to #card's name
+    await page.evaluate("document.getElementById('nick-label').firstChild.data = 'Card number'")
+    assert await mirrors(guarded) == 1
+    await page.evaluate("document.getElementById('nick-label').firstChild.data = 'Nickname'")
+    assert await mirrors(guarded) == 0
+    # a placeholder set on an unlabelled field
+    await page.evaluate("document.getElementById('ph').placeholder = 'Card number'")
+    assert await mirrors(guarded) == 1
+    await page.evaluate("document.getElementById('ph').removeAttribute('placeholder')")
+    assert await mirrors(guarded) == 0
+    # a new field named by aria-label
+    await page.evaluate(
+        "const i = document.createElement('input'); i.id = 'late';"
+        " i.setAttribute('aria-label', 'Card number'); document.getElementById('profile').append(i)"
+    )
+    assert await mirrors(guarded) == 1
+    await page.evaluate("document.getElementById('late').remove()")
+    assert await mirrors(guarded) == 0
+
+
+async def test_a_replaced_element_is_read_anew(guarded: Any) -> None:
+    page = guarded.unwrap()
+    facts, _ = await read(guarded, "#elsewhere")
+    assert facts.href == "http://app.test/plain.html"
+    await page.evaluate(
+        "document.getElementById('elsewhere').outerHTML = '<a id=\"elsewhere\" href=\"http://evil.test/x\">Help</a>'"
+    )
+    facts, _ = await read(guarded, "#elsewhere")
+    assert facts.href == "http://evil.test/x"
+
+
+async def test_plain_css_reads_the_element_playwright_acts_on(guarded: Any) -> None:
+    page = guarded.unwrap()
+    # Playwright lists light-tree matches before shadow ones (the quick read relies on it)
+    assert await page.locator(".many").first.get_attribute("id") == "many-1"
+    facts, _ = await read(guarded, ".many", strict=False)
+    assert facts.attrs.get("id") == "many-1"
+    await guarded.click(".many")  # not strict: the first match
+    assert await page.text_content("#counter") == "many-1:1"
+    # only in a shadow root: the usual resolution finds it
+    facts, _ = await read(guarded, "#only-shadow")
+    assert facts.attrs.get("id") == "only-shadow" and facts.name == "Only in the shadow"
+    await guarded.locator("#only-shadow").click()
+    assert await page.text_content("#counter") == "only-shadow:2"
+    # one light match and one in a shadow root: a strict locator fails as in raw Playwright,
+    # and nothing is clicked
+    with pytest.raises(PlaywrightError, match="strict mode violation"):
+        await page.locator(".dup").click(timeout=2000)
+    with pytest.raises(PlaywrightError, match="strict mode violation"):
+        await guarded.locator(".dup").click(timeout=2000)
+    assert await page.text_content("#counter") == "only-shadow:2"
+
+
+@pytest.mark.parametrize(
+    ("selector", "plain"),
+    [
+        ("#field-3", True),
+        ("button.act", True),
+        ('form > input[name="q"]', True),
+        ("main a[href^='/x'] ~ span", True),
+        ("text=Pay", False),
+        ("#a >> nth=0", False),
+        ("a, b", False),
+        ("button:visible", False),
+        ("li:has-text('x')", False),
+        ("//div", False),
+        ('"Pay"', False),
+        ("internal:role=button", False),
+        ("css=#a", False),
+        ("#a\\:b", False),
+        ("", False),
+    ],
+)
+def test_which_selectors_are_plain_css(selector: str, plain: bool) -> None:
+    assert (plain_css(selector) is not None) is plain
