@@ -10,7 +10,10 @@ Classes: what an action really activates (accesskey, `form=` far forms, image in
 starts in answer to the agent's action (click / hover / focus / change / input handlers,
 `form.submit()`, a synthetic `a.click()`, a meta refresh inserted on click, a popup that moves
 its opener); late changes after the guard's read (a timer that swaps the element, a layout
-shift that moves another element under the click point).
+shift that moves another element under the click point, a same-site link or submit button put
+in a judged button's place). Without a proxy, what starts where no reader runs yet (a popup a
+click handler opens, a popup or new document redirecting itself on load) is the navigation
+gate's (`pagewarden.interceptors._gate`; its own tests: `test_navigation_gate.py`).
 """
 
 from __future__ import annotations
