@@ -286,3 +286,14 @@ def test_route_pattern_of_many_policies_matches_every_url_they_refuse() -> None:
     assert len(refused) > 100
     assert [u for u in refused if not pattern.search(u)] == []
     assert not pattern.search("http://app.test/page?x=1")
+
+
+async def test_page_loaded_before_the_wrap_is_gated_too(page: Page, site: LocalSite) -> None:
+    """An agent attached to a running page: the gate routes the page's context at wrap time."""
+    await page.goto(_serve(site, "open", "http://evil.test/plain.html?c=gate-before-wrap"))
+    guarded = Guard(APP_AND_OTHER, goal="Use the app.").wrap(page)
+    await guarded.click("#t")
+    await _settle(page)
+    assert [r for r in site.requests_to("evil.test") if r.query.get("c") == ["gate-before-wrap"]] == []
+    with pytest.raises(ActionBlocked):
+        await guarded.hover("#t")
