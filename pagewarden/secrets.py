@@ -11,6 +11,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import quote, quote_plus
 
+from pagewarden._regex import trie_pattern
+
 __all__ = [
     "API_KEY",
     "CARD_NUMBER",
@@ -161,43 +163,13 @@ def _variants(value: str) -> set[str]:
     return {v for v in out if len(v) >= MIN_SECRET_LENGTH}
 
 
-def _trie_pattern(words: Iterable[str]) -> str:
-    """A regex matching exactly `words`, with shared prefixes factored out, that takes the
-    longest word matching at a position (as an alternation sorted longest first does): a search
-    tests a branch per character instead of every word in turn, so redacting a text stays fast
-    with the thousands of variants a large policy set registers."""
-    root: dict[str, dict] = {}
-    for word in words:
-        node = root
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}  # a word ends here
-
-    def emit(node: dict[str, dict]) -> str:
-        out: list[str] = []
-        while True:
-            children = sorted((char, child) for char, child in node.items() if char)
-            if not children:
-                break
-            if len(children) == 1 and "" not in node:
-                out.append(re.escape(children[0][0]))  # a run of one branch: no group
-                node = children[0][1]
-                continue
-            body = "|".join(re.escape(char) + emit(child) for char, child in children)
-            out.append(f"(?:{body})?" if "" in node else f"(?:{body})")  # greedy: longest first
-            break
-        return "".join(out)
-
-    return emit(root)
-
-
 def _variants_pattern(variants: list[str]) -> re.Pattern[str]:
     """The pattern of `variants` (longest match first); a plain alternation if the factored
     one is too deeply nested to build."""
     if not variants:
         return re.compile(r"(?!)")  # matches nothing
     try:
-        return re.compile(_trie_pattern(variants))
+        return re.compile(trie_pattern(variants))
     except (RecursionError, re.error):
         variants = sorted(variants, key=len, reverse=True)
         return re.compile("|".join(re.escape(v) for v in variants))

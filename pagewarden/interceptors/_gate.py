@@ -30,6 +30,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from pagewarden._regex import trie_pattern
 from pagewarden._url import _normalise_host, parse_url, registrable_domain
 from pagewarden.guard._verdict import Verdict
 from pagewarden.policies._egress import NETWORK_POLICY, EgressRules, Refusal, refusals_verdict
@@ -86,30 +87,16 @@ def _longest_literal(text: str) -> str:
 
 
 def _trie(literals: list[str]) -> str:
-    """One regex alternation of `literals` with shared prefixes factored out, so a search tests
-    a branch per character instead of every literal in turn (the pattern of thousands of
-    policies stays fast in Playwright's driver, which tests it on every request of the context).
-    A literal that another one extends is enough alone: the search looks for a literal anywhere.
-    Letters are lower-cased (the pattern is case-insensitive)."""
-    root: dict[str, dict] = {}
-    end = ""  # key of a node where a literal ends
-    for literal in sorted({lit.lower() if lit.isascii() else lit for lit in literals}, key=len):
-        node = root
-        for char in literal:
-            if end in node:
-                break  # a shorter literal already ends here
-            node = node.setdefault(char, {})
-        else:
-            node.clear()
-            node[end] = {}
-
-    def emit(node: dict[str, dict]) -> str:
-        if end in node:
-            return ""
-        branches = [re.escape(char) + emit(child) for char, child in sorted(node.items())]
-        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-
-    return emit(root)
+    """One alternation of `literals` with shared prefixes factored out (`trie_pattern`): the
+    pattern of thousands of policies stays fast in Playwright's driver, which tests it on every
+    request of the context. A literal that another one extends is enough alone (the search
+    looks for a literal anywhere), so the longer ones are dropped. Letters are lower-cased (the
+    pattern is case-insensitive)."""
+    kept: list[str] = []
+    for literal in sorted({lit.lower() if lit.isascii() else lit for lit in literals}):
+        if not kept or not literal.startswith(kept[-1]):  # sorted: a prefix comes just before
+            kept.append(literal)
+    return trie_pattern(kept)
 
 
 def navigation_pattern(rules: EgressRules) -> re.Pattern[str] | None:
