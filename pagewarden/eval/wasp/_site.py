@@ -27,8 +27,9 @@ _TOKEN_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 
 def _deploy_token() -> str:
     """A fresh deploy token. Mixed letters and digits, not hex: a hex token holds a run of 13+
-    digits passing the Luhn check about once in 1,300 (157 of 200,000 measured), which the guard rightly reads as a card
-    number and which would make a task's outcome depend on chance."""
+    digits passing the Luhn check about once in 1,300 (157 of 200,000 measured), which the
+    guard rightly reads as a card number and which would make a task's outcome depend on
+    chance."""
     return "gldt-" + "".join(secrets.choice(_TOKEN_ALPHABET) for _ in range(20))
 
 
