@@ -8,13 +8,16 @@ and the ``sensitive_data`` rules of its policies (values, named patterns such as
 the site of the page that sends the request, from ``Origin`` or ``Referer``) through the
 rules tier's `SensitiveData.refused_in`.
 
-Looked at, for every request of a guarded session: the URL (and its percent-decoded form),
-the query values and path segments joined together (a value split across parameters), every
-header, the body (text, form fields joined, JSON strings joined, multipart fields), base64
-runs anywhere in those (decoded), and each websocket message the page sends. The secret
-registry also knows URL-, form-, JSON- and base64-encoded spellings of each value. A request
-that carries any is refused (403, rule ``sensitive_data``), a websocket message is dropped;
-both are reported to the session.
+Looked at, for every request of a guarded session: the URL (and its percent-decoded form), the
+query values and path segments joined together (a value split across parameters), every header
+(the ``Cookie`` header on its own: the browser sends a cookie only to the site that set it, so
+``self`` there is the request's own site, not the page that sends it — a first-party session
+cookie that happens to look like a card number is not a leak, on a typed navigation or a
+favicon fetch either, which carry no ``Origin`` or ``Referer``), the body (text, form fields
+joined, JSON strings joined, multipart fields), base64 runs anywhere in those (decoded), and
+each websocket message the page sends. The secret registry also knows URL-, form-, JSON- and
+base64-encoded spellings of each value. A request that carries any is refused (403, rule
+``sensitive_data``), a websocket message is dropped; both are reported to the session.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from pagewarden.proxy._egress import NETWORK_POLICY, refuse_flow
 from pagewarden.proxy._leaks import FragmentWindow, Literals, literals_of
 from pagewarden.proxy._refusal import Refusal
 
-__all__ = ["ExfiltrationFilter", "Leak", "outgoing_texts", "scan"]
+__all__ = ["ExfiltrationFilter", "Leak", "outgoing_texts", "own_site_leaks", "scan"]
 
 #: Bodies are scanned up to this size (larger uploads: their first part).
 BODY_LIMIT = 4 * 1024 * 1024
@@ -153,12 +156,14 @@ def _double_decoded(text: str) -> str | None:
 
 def outgoing_texts(request: http.Request) -> list[str]:
     """The spellings of what `request` carries, in which sensitive data is looked for."""
-    return _outgoing(request)[0]
+    texts, cookie_texts, _ = _outgoing(request)
+    return texts + cookie_texts
 
 
-def _outgoing(request: http.Request) -> tuple[list[str], list[str]]:
-    """(the texts to scan, the pieces of data the request carries: query keys and values,
-    path segments, form fields, JSON strings, cookie values, page-set header values)."""
+def _outgoing(request: http.Request) -> tuple[list[str], list[str], list[str]]:
+    """(the texts to scan, the texts of its ``Cookie`` headers — scanned as sent by the
+    request's own site —, the pieces of data the request carries: query keys and values, path
+    segments, form fields, JSON strings, cookie values, page-set header values)."""
     url = request.url
     texts = [url, unquote_plus(url)] if ("%" in url or "+" in url) else [url]
     again = _double_decoded(url)
@@ -176,7 +181,10 @@ def _outgoing(request: http.Request) -> tuple[list[str], list[str]]:
         texts.append("".join(segments))
     pieces += segments
     headers = _scanned_headers(request)
-    texts.append("\n".join(f"{k}: {v}" for k, v in headers))
+    texts.append("\n".join(f"{k}: {v}" for k, v in headers if k.lower() != "cookie"))
+    cookies = [v for k, v in headers if k.lower() == "cookie"]
+    cookie_texts = cookies + [unquote_plus(v) for v in cookies if "%" in v or "+" in v]
+    cookie_texts += [d for t in cookie_texts for d in _b64_decoded(t)]
     for key, value in headers:
         name = key.lower()
         if name == "cookie":
@@ -199,7 +207,7 @@ def _outgoing(request: http.Request) -> tuple[list[str], list[str]]:
                 for k, v in fields:
                     pieces += [k, v]
     decoded = [d for t in texts for d in _b64_decoded(t)]
-    return texts + decoded, pieces
+    return texts + decoded, cookie_texts, pieces
 
 
 def _allowed(host: str, sender: str, domains: tuple[str, ...]) -> bool:
@@ -296,6 +304,19 @@ def _text_leaks(compiled: _Compiled, guard: Any, text: str, host: str, page: Par
     return result
 
 
+def own_site_leaks(cookie_texts: list[str], request: http.Request, guard: Any) -> list[Leak]:
+    """The leaks of `request`'s cookies: judged as sent by the request's own site (a cookie
+    only ever goes back to the site that set it), so ``self`` allows them and an explicit
+    allow-list (a registered secret's, a policy's) still refuses them."""
+    own = f"{request.scheme}://{request.host}/"
+    return scan(cookie_texts, request.host, guard=guard, initiator=own)
+
+
+def _merged(first: list[Leak], second: list[Leak]) -> list[Leak]:
+    seen = {(leak.policy_id, leak.what) for leak in first}
+    return first + [leak for leak in second if (leak.policy_id, leak.what) not in seen]
+
+
 class ExfiltrationFilter:
     """mitmproxy addon: refuse requests (and drop websocket messages) that carry sensitive
     data to a host not allowed for it (see the module docstring).
@@ -315,17 +336,26 @@ class ExfiltrationFilter:
         #: what each session sent to each host lately (values split across requests)
         self.window = FragmentWindow()
 
-    def _judge(self, flow: http.HTTPFlow, guard: Any, texts: list[str], pieces: list[str]) -> list[Leak]:
-        """The leaks of what `flow` sends (`texts`, `pieces`), with the pieces the session
-        sent to the same host lately; the pieces are remembered when nothing leaks."""
+    def _judge(
+        self,
+        flow: http.HTTPFlow,
+        guard: Any,
+        texts: list[str],
+        pieces: list[str],
+        cookie_texts: list[str] | None = None,
+    ) -> list[Leak]:
+        """The leaks of what `flow` sends (`texts`, `pieces`, and `cookie_texts`, whose
+        ``self`` is the request's own site), with the pieces the session sent to the same host
+        lately; the pieces are remembered when nothing leaks."""
         request = flow.request
         initiator = self._initiator(request)
+        leaks = own_site_leaks(cookie_texts, request, guard) if cookie_texts else []
         if not _compile(guard).literals:  # no fixed value to assemble from pieces
-            return scan(texts, request.host, guard=guard, initiator=initiator)
+            return _merged(leaks, scan(texts, request.host, guard=guard, initiator=initiator))
         key = (flow.metadata.get("pagewarden_session", ""), request.host)
         relevant = _compile(guard).literals.relevant(pieces)
         window = [*self.window.recent(key), *relevant] if relevant else None
-        leaks = scan(texts, request.host, guard=guard, initiator=initiator, pieces=window)
+        leaks = _merged(leaks, scan(texts, request.host, guard=guard, initiator=initiator, pieces=window))
         if relevant and not leaks:
             self.window.add(key, relevant)
         return leaks
@@ -344,8 +374,8 @@ class ExfiltrationFilter:
         if guard is None:
             return
         request = flow.request
-        texts, pieces = _outgoing(request)
-        leaks = self._judge(flow, guard, texts, pieces)
+        texts, cookie_texts, pieces = _outgoing(request)
+        leaks = self._judge(flow, guard, texts, pieces, cookie_texts)
         if leaks:
             refusal = self._refusal(flow, leaks, guard)
             refuse_flow(flow, refusal)

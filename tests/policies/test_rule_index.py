@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import base64
 import random
+from dataclasses import replace
 
 import pytest
 
 from pagewarden.guard import Action, Guard, Step
 from pagewarden.observe._facts import ElementFacts, FormFacts, FormField, Observation
 from pagewarden.policies import Policy
-from pagewarden.policies.rules import RuleContext, SessionView
+from pagewarden.policies.rules import RuleBook, RuleContext, SessionView
 from pagewarden.worldmodel import predict_static
 
 WORDS = ["delete", "invoice", "project", "member", "save", "submit", "remove", "archive", "transfer",
@@ -232,6 +233,52 @@ def test_rules_repeated_in_many_policies_decide_as_if_each_ran(seed: int) -> Non
         verdict = guard.evaluate(step)
         guard.commit(step, verdict, ran=verdict.allowed or rng.random() < 0.7)
     assert fired > 0  # copies fired, each under its own policy
+
+
+def _input_lists(rng: random.Random, start: int) -> list[Policy]:
+    """Allow-lists of entered values: several with no field, several per field name."""
+    out = []
+    for i in range(8):
+        body: dict = {"values": rng.sample([*WORDS, "x" * 70], 2)}
+        if rng.random() < 0.6:
+            body["field"] = rng.choice(WORDS[:3])
+        out.append(Policy(id=f"I{start + i}", category="boundary", risk_level=rng.choice(["low", "high"]),
+                          description="only these values", rules=[{"input_allow": body}]))  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_policy_gets_in_the_book_the_findings_it_gets_alone(seed: int) -> None:
+    """What the book shares between rules within a step (one run of a group of identical rules,
+    messages built once per step, the step's keys and texts) changes nothing: each policy's
+    findings are those of a book holding that policy alone, judging the step afresh."""
+    rng = random.Random(200 + seed)
+    policies = _copies(rng, random_policies(rng, rng.choice([5, 20])))
+    for extra in _input_lists(rng, 0):
+        policies.insert(rng.randrange(len(policies) + 1), extra)
+    guard = Guard(policies, baseline=False)
+    alone = [RuleBook([p]) for p in policies]
+    fired = 0
+    for _ in range(80):
+        step = random_step(rng, guard)
+        if step.action.kind in ("fill", "type") and rng.random() < 0.3:
+            step = replace(step, action=replace(step.action, value="y" * 80))  # shown shortened
+        prediction = predict_static(step)
+        view = guard.session.view(step)
+        findings, errors = guard.rulebook.evaluate(RuleContext(step, prediction, view, secrets=guard.secrets))
+        scan = SessionView(view.history, view.user_messages, view.typed_passwords, view.tab, None)
+        expected: list = []
+        expected_errors: list = []
+        for book in alone:
+            own, own_errors = book.evaluate(RuleContext(step, prediction, scan, secrets=guard.secrets))
+            expected += own
+            expected_errors += own_errors
+        assert findings == expected, (step.action, step.observation.target)
+        assert errors == expected_errors
+        fired += sum(1 for f in findings if f.rule == "input_allow")
+        verdict = guard.evaluate(step)
+        guard.commit(step, verdict, ran=verdict.allowed or rng.random() < 0.7)
+    assert fired > 0  # allow-lists of several policies fired on the same step
 
 
 def test_a_domain_list_in_many_policies_names_every_policy() -> None:

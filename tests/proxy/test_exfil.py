@@ -109,3 +109,37 @@ def test_policy_patterns_are_the_rules_tiers() -> None:
             scan(outgoing_texts(request), "pay.test", guard=guard, initiator="http://shop.test/")] == [
         "PW-CREDENTIALS"
     ]
+
+
+#: a session id as a site might mint it (hex), whose digit run passes the Luhn check
+CARD_LIKE_SESSION = "615710968324609f3251656f"
+
+
+async def test_a_first_party_cookie_that_looks_like_a_card_number_goes_back_to_its_site(
+    netsite: LocalSite,
+) -> None:
+    """A cookie only ever goes back to the site that set it: with the baseline's "card numbers
+    only to their own site" rule, a session id whose digits pass the Luhn check is not a leak,
+    on a typed navigation (no Origin, no Referer) or a click alike. A registered secret kept
+    to another site is still refused in a cookie."""
+    guard = Guard(secrets=[Secret(SECRET, allow_domains=["bank.test"])])
+    events: list[GuardEvent] = []
+    guard.subscribe(events.append)
+    async with launch(guard, proxy=True, host_map={"*.test": netsite.port}) as page:
+        await page.unwrap().context.add_cookies([
+            {"name": "sid", "value": CARD_LIKE_SESSION, "domain": "site.test", "path": "/"},
+        ])
+        await page.goto("http://site.test/plain.html")
+        await page.goto("http://site.test/index.html")
+        seen = [r for r in netsite.requests_to("site.test") if r.path in ("/plain.html", "/index.html")]
+        assert len(seen) == 2 and all(CARD_LIKE_SESSION in r.headers.get("Cookie", "") for r in seen)
+        assert not [e for e in events if e.kind == "network" and e.data.get("host") == "site.test"]
+        # the same cookie jar carrying a secret that may only go to bank.test
+        cookie = {"name": "t", "value": SECRET, "domain": "site.test", "path": "/"}
+        await page.unwrap().context.add_cookies([cookie])
+        with pytest.raises(ActionBlocked):  # refused now, reported on the agent's next call at the latest
+            await page.goto("http://site.test/plain.html")
+            await page.goto("http://site.test/index.html")
+    refused = [e.data for e in events if e.kind == "network" and e.data.get("host") == "site.test"]
+    assert refused and refused[0]["rule"] == "sensitive_data"
+    assert all(SECRET not in str(d) for d in refused)

@@ -16,7 +16,7 @@ from mitmproxy.test import tutils
 
 from pagewarden import Guard, Secret, launch
 from pagewarden.guard import GuardEvent
-from pagewarden.proxy._exfil import ExfiltrationFilter, _outgoing, scan
+from pagewarden.proxy._exfil import ExfiltrationFilter, _merged, _outgoing, own_site_leaks, scan
 from pagewarden.testing import LocalSite
 from tests.proxy.conftest import policies
 from tests.proxy.wsserver import WebSocketServer
@@ -132,8 +132,10 @@ def _leaks(guard: Guard, path: str, body: bytes = b"", headers: dict[str, str] |
     request = tutils.treq(host="evil.test", path=path.encode(), content=body)
     for key, value in (headers or {}).items():
         request.headers[key] = value
-    texts, pieces = _outgoing(request)
-    return [leak.what for leak in scan(texts, "evil.test", guard=guard, pieces=pieces)]
+    texts, cookie_texts, pieces = _outgoing(request)
+    own = own_site_leaks(cookie_texts, request, guard)
+    leaks = _merged(own, scan(texts, "evil.test", guard=guard, pieces=pieces))
+    return [leak.what for leak in leaks]
 
 
 @pytest.mark.parametrize(
@@ -199,5 +201,5 @@ def test_protected_values_and_typed_passwords_share_the_rules_definitions() -> N
     typed = base64.b64encode(b"pw=Sup3r-Secret!").decode()
     assert _leaks(guard, "/c?q=" + typed) == ["a password typed earlier"]
     request = tutils.treq(host="bank.test", path=("/c?q=" + hexed).encode())
-    texts, pieces = _outgoing(request)
+    texts, _, pieces = _outgoing(request)
     assert scan(texts, "bank.test", guard=guard, pieces=pieces) == []  # the rule's own allow-list

@@ -22,6 +22,16 @@ from pagewarden.testing import LocalSite, RecordedRequest, Response
 
 __all__ = ["ATTACK_FORMS", "AttackForm", "FormField", "WaspSite"]
 
+_TOKEN_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def _deploy_token() -> str:
+    """A fresh deploy token. Mixed letters and digits, not hex: a hex token holds a run of 13+
+    digits passing the Luhn check about once in 1,300 (157 of 200,000 measured), which the
+    guard rightly reads as a card number and which would make a task's outcome depend on
+    chance."""
+    return "gldt-" + "".join(secrets.choice(_TOKEN_ALPHABET) for _ in range(20))
+
 
 @dataclass(frozen=True)
 class FormField:
@@ -200,7 +210,7 @@ class WaspSite:
         """Serve `task`: its issue with the injection, its attack pages; fresh state."""
         with self._lock:
             self.task = task
-            self.state = SiteState(token="gldt-" + secrets.token_hex(10))
+            self.state = SiteState(token=_deploy_token())
         self._route(urlsplit(task.start_url).path, self._issue)
         self._route(urlsplit(task.start_url).path + "/notes", self._comment)
         self._route(urlsplit(task.start_url).path + "/award", self._award)

@@ -129,6 +129,10 @@ class CompiledRule:
         self.rule = rule
         self._level = policy.risk_level.value
         self._category = policy.category.value
+        #: `policy.id`, and the score of a finding at full confidence (computed once: a step
+        #: may raise one finding per policy)
+        self._policy_id = policy.id
+        self._full_score = round(min(1.0, RISK_BASE[self._level]), 4)
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         """Findings for this step (empty when the rule has nothing to say)."""
@@ -184,12 +188,12 @@ class CompiledRule:
         """A finding for this rule's policy, scored from its risk level and `confidence`."""
         level = self._level
         return Finding(
-            self.policy.id,
+            self._policy_id,
             self.kind,
             message,
             level,
             self._category,
-            round(min(1.0, RISK_BASE[level] * confidence), 4),
+            self._full_score if confidence == 1.0 else round(min(1.0, RISK_BASE[level] * confidence), 4),
             requires_approval,
             guidance,
             dict(evidence) if evidence else {},

@@ -39,6 +39,7 @@ from pagewarden.policies.rules._index import (
     TRIGRAM_FAMILIES,
     entry_keys,
     step_keys,
+    step_texts,
     trigrams_of,
 )
 
@@ -54,6 +55,9 @@ class _Plan:
 
     always: list[CompiledRule] = field(default_factory=list)
     keyed: dict[str, dict[tuple, list[CompiledRule]]] = field(default_factory=dict)
+    #: rules keyed by a literal, by family of what of the step the literal must appear in,
+    #: then by trigram key family (``tri``, ``lo``, …), then by the trigram chosen for it
+    grams: dict[str, dict[str, dict[str, list[CompiledRule]]]] = field(default_factory=dict)
     #: rules that can fire only once a count they share reached their limit (`CompiledRule.gate`):
     #: per count, the rule that reads it, the limits in ascending order and their rules
     gated: list[tuple[CompiledRule, list[int], list[CompiledRule]]] = field(default_factory=list)
@@ -145,18 +149,19 @@ class RuleBook:
                     gates.setdefault(gate[0], []).append((gate[1], rule))
                 continue
             for key in keys:
-                family = plan.keyed.setdefault(FAMILY[key[0]], {})
                 if key[0] in TRIGRAM_FAMILIES:
                     # a literal must appear whole: index it by its least shared trigram (chosen
                     # once per book: any trigram of it is a sound key for every action kind)
+                    by_gram = plan.grams.setdefault(FAMILY[key[0]], {}).setdefault(key[0], {})
                     chosen = self._trigram_of.get(key)
                     if chosen is None:
                         chosen = self._trigram_of[key] = min(
-                            ((key[0], tri) for tri in trigrams_of(key[1])),  # type: ignore[arg-type]
-                            key=lambda k: len(family.get(k, ())),
+                            trigrams_of(key[1]),  # type: ignore[arg-type]
+                            key=lambda t: len(by_gram.get(t, ())),
                         )
-                    key = chosen
-                rules = family.setdefault(key, [])
+                    rules = by_gram.setdefault(chosen, [])
+                else:
+                    rules = plan.keyed.setdefault(FAMILY[key[0]], {}).setdefault(key, [])
                 if not rules or rules[-1] is not rule:
                     rules.append(rule)
         for members in gates.values():
@@ -168,7 +173,7 @@ class RuleBook:
     def candidates(self, ctx: RuleContext) -> list[CompiledRule]:
         """The rules that can apply to this step, in policy order."""
         plan = self._plan(ctx.step.action.kind)
-        if not plan.keyed and not plan.gated:
+        if not plan.keyed and not plan.gated and not plan.grams:
             return plan.always
         found: dict[int, CompiledRule] = {}
         for counter, limits, rules in plan.gated:
@@ -189,6 +194,16 @@ class RuleBook:
                     if key in keys:
                         for rule in rules:
                             found[id(rule)] = rule
+        for family, by_kind in plan.grams.items():
+            texts = step_texts(ctx, family)
+            for gram_kind, by_gram in by_kind.items():
+                get = by_gram.get
+                for text in texts.get(gram_kind, ()):
+                    for i in range(len(text) - 2):
+                        rules = get(text[i : i + 3])
+                        if rules is not None:
+                            for rule in rules:
+                                found[id(rule)] = rule
         if not found:
             return plan.always
         return self._merged(plan.always, sorted(found.values(), key=_ORDER))

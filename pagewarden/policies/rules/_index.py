@@ -38,6 +38,7 @@ __all__ = [
     "host_pattern_keys",
     "selector_keys",
     "step_keys",
+    "step_texts",
     "term_keys",
     "trigram_keys",
 ]
@@ -196,11 +197,6 @@ def entry_keys(entry: HistoryEntry) -> set[Key]:
     return keys
 
 
-@lru_cache(maxsize=4096)
-def _trigrams(family: str, text: str) -> frozenset[Key]:
-    return frozenset((family, text[i : i + 3]) for i in range(len(text) - 2))
-
-
 def _host_keys(host: str) -> set[Key]:
     host = _normalise_host(host)[0] if host and not host.startswith("[") else host
     if not host:
@@ -213,32 +209,39 @@ def _host_keys(host: str) -> set[Key]:
 
 
 def _destination_keys(ctx: RuleContext) -> set[Key]:
-    from pagewarden.policies.rules.urls import _views, destinations
+    from pagewarden.policies.rules.urls import destinations
 
     keys: set[Key] = set()
     for dest in destinations(ctx):
         keys |= _host_keys(dest.url.host)
-        for view in _views(dest, raw=True):
-            keys |= _trigrams("tri", view)
     return keys
 
 
-def _data_keys(ctx: RuleContext) -> set[Key]:
+def _destination_texts(ctx: RuleContext) -> dict[str, tuple[str, ...]]:
+    from pagewarden.policies.rules.urls import _views, destinations
+
+    views = [view for dest in destinations(ctx) for view in _views(dest, raw=True)]
+    return {"tri": tuple(dict.fromkeys(views))} if views else {}
+
+
+def _data_texts(ctx: RuleContext) -> dict[str, tuple[str, ...]]:
     from pagewarden.policies.rules.sensitive import _forms, outgoing
 
-    keys: set[Key] = set()
+    texts: dict[str, dict[str, None]] = {"lo": {}, "fo": {}, "di": {}, "en": {}}
     for item in outgoing(ctx, allow_user=False):
         forms = _forms(item.text)
         for lowered in forms.lowered:
-            keys |= _trigrams("lo", lowered)
-        keys |= _trigrams("fo", forms.folded)
-        keys |= _trigrams("di", forms.digits)
-        keys |= _trigrams("en", item.text)
-    return keys
+            texts["lo"][lowered] = None
+        texts["fo"][forms.folded] = None
+        texts["di"][forms.digits] = None
+        texts["en"][item.text] = None
+    return {family: tuple(found) for family, found in texts.items() if found}
 
 
 def step_keys(ctx: RuleContext, family: str) -> set[Key]:
-    """The keys a step has in `family` (computed once per step)."""
+    """The keys a step has in `family` other than trigrams (computed once per step): words,
+    near-spelling buckets and ids of its element; hosts and parent domains of its
+    destinations. Trigram keys are looked up in the texts `step_texts` gives."""
     memo_key = f"index:{family}"
     found = ctx.memo.get(memo_key)
     if found is None:
@@ -247,6 +250,25 @@ def step_keys(ctx: RuleContext, family: str) -> set[Key]:
         elif family == DESTINATION:
             found = _destination_keys(ctx)
         else:
-            found = _data_keys(ctx)
+            found = set()
+        ctx.memo[memo_key] = found
+    return found  # type: ignore[return-value]
+
+
+def step_texts(ctx: RuleContext, family: str) -> dict[str, tuple[str, ...]]:
+    """The texts a step has in `family`, by trigram key family (computed once per step): the
+    spellings of its destinations (``tri``); the lower-cased, normalised, digit-only and raw
+    forms of the data it sends (``lo``, ``fo``, ``di``, ``en``). A rule's trigram key
+    ``(f, t)`` is one the step has when `t` occurs in one of its texts of family `f` (the
+    book scans each text once instead of building the set of its trigrams)."""
+    memo_key = f"texts:{family}"
+    found = ctx.memo.get(memo_key)
+    if found is None:
+        if family == DESTINATION:
+            found = _destination_texts(ctx)
+        elif family == DATA:
+            found = _data_texts(ctx)
+        else:
+            found = {}
         ctx.memo[memo_key] = found
     return found  # type: ignore[return-value]

@@ -40,6 +40,8 @@ class InputAllow(CompiledRule):
         self._allowed = {canonical_input(v) for v in rule.values}
         self._keys = term_keys([rule.field]) if rule.field else None
         self._guidance = "Only enter these values: " + ", ".join(repr(v) for v in rule.values) + "."
+        #: where a step's message is kept: it is the same for every rule with this `field`
+        self._memo_key = "input_allow:message\u0000" + (rule.field or "")
 
     def index_keys(self, kind: str) -> frozenset[tuple] | None:
         return self._keys  # with a `field`, only fields it names
@@ -63,10 +65,14 @@ class InputAllow(CompiledRule):
             return
         if typed.keywise and any(v.startswith(text) for v in self._allowed):
             return
-        shown = typed.field_text if len(typed.field_text) <= 60 else typed.field_text[:57] + "..."
-        where = f" into {self.rule.field!r}" if self.rule.field else ""
+        message = ctx.memo.get(self._memo_key)
+        if message is None:
+            shown = typed.field_text if len(typed.field_text) <= 60 else typed.field_text[:57] + "..."
+            where = f" into {self.rule.field!r}" if self.rule.field else ""
+            message = f"enters {shown!r}{where}, which is not one of the values the user gave"
+            ctx.memo[self._memo_key] = message
         yield self.finding(
-            f"enters {shown!r}{where}, which is not one of the values the user gave",
+            message,  # type: ignore[arg-type]
             guidance=self._guidance,
             evidence={"value": typed.field_text[:200], "allowed": list(self.rule.values)},
         )

@@ -85,6 +85,13 @@ class RequiredSequence(CompiledRule):
             every = frozenset(k for s in rule.steps for k in s.actions)
             self.observes = None if "any" in every else every  # type: ignore[misc]
         self._text = " → ".join(_describe(s) for s in rule.steps)
+        # what a finding says is the same at every step: built once
+        self._finish_message = f"the task would end before the required sequence happened ({self._text})"
+        self._finish_guidance = f"Before finishing, do these steps in order: {self._text}."
+        how = "directly before it" if rule.contiguous else "first"
+        before = " → ".join(_describe(s) for s in rule.steps[:-1])
+        self._order_message = f"{_describe(rule.steps[-1])} needs {before} {how}"
+        self._order_guidance = f"Follow the required order: {self._text}."
         last_step = rule.steps[-1]
         if len(rule.steps) < 2:
             self._keys: frozenset[tuple] | None = frozenset()  # fires only on finish
@@ -158,9 +165,7 @@ class RequiredSequence(CompiledRule):
         if kind == "finish":
             if not self._present(ctx, done):
                 yield self.finding(
-                    f"the task would end before the required sequence happened ({self._text})",
-                    guidance=f"Before finishing, do these steps in order: {self._text}.",
-                    evidence={"sequence": self._text},
+                    self._finish_message, guidance=self._finish_guidance, evidence={"sequence": self._text}
                 )
             return
         if len(steps) < 2:
@@ -172,9 +177,8 @@ class RequiredSequence(CompiledRule):
         if self._present(ctx, done):
             return  # already done once in order; repeating the last step is not out of order
         if not self._ready(ctx, done):
-            how = "directly before it" if contiguous else "first"
             yield self.finding(
-                f"{_describe(steps[-1])} needs {' → '.join(_describe(s) for s in steps[:-1])} {how}",
-                guidance=f"Follow the required order: {self._text}.",
+                self._order_message,
+                guidance=self._order_guidance,
                 evidence={"sequence": self._text, "contiguous": contiguous},
             )
