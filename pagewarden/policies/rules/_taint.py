@@ -234,9 +234,9 @@ class TabMemory:
         key = page_key(step.observation.url)
         taint = self._taint_of(tab)
         own = self._returned(tab, key, step.goal, taint)
-        if taint is None:
+        if taint is None and not own:
             fragment = fragment_instructions(step.observation.url)
-            if fragment is not None and not own:
+            if fragment is not None:
                 taint = Taint("the page's URL carries instructions in its fragment", step.observation.url,
                               key, fragment, step.index)  # fmt: skip
         start = self.start if self.start is not None or self.seen else (key or None)
