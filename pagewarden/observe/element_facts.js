@@ -662,9 +662,24 @@ function __pwLibrary() {
     return {frame: doc ? docURLOf(doc) : resolve(src, frameEl), frame_origin: origin};
   }
 
+  // Elements that can hold nothing another element could be hit on: no element children, no
+  // shadow root (open, or closed: only these tags and custom elements can host one), no nested
+  // document, no image map, HTML. Without `force` a click on one activates what the hit test on
+  // it would find, itself (Playwright waits for anything on top to go away), so its activation
+  // needs no hit test, and no scroll into view: a scroll before Playwright's own actionability
+  // checks makes the page paint a new frame that the click's stability check then waits for.
+  const firstElementChildOf = getter(EP, "firstElementChild");
+  const NOT_LEAVES = ["img", "area", "map", "svg", "math"];
+  function landsOnItself(el) {
+    if (!isHTML(el) || firstElementChildOf(el) !== null || shadowRootOf(el)) return false;
+    const t = tag(el);
+    return SHADOW_HOSTS[t] !== 1 && indexOf(t, "-") < 0 && !isFrameEl(el) && !NOT_LEAVES.includes(t);
+  }
+
   function clickActivation(el, opts) {
     // What a click on `el` (Playwright's click point, `force`, overlays) activates.
     if (opts.activate.dispatch) return resolveActivation(el, "");
+    if (!opts.activate.force && landsOnItself(el)) return resolveActivation(el, "");
     const point = clickPoint(el, opts);
     const doc = ownerDocumentOf(el);
     let hit = hitAt(doc, point.x, point.y);
