@@ -330,3 +330,19 @@ def test_counters_follow_actions_known_only_by_their_label() -> None:
         scan = SessionView(view.history, view.user_messages, view.typed_passwords, view.tab, None)
         reference, _ = guard.rulebook.evaluate(RuleContext(step, prediction, scan), exhaustive=True)
         assert {f.policy_id for f in found} == {f.policy_id for f in reference} == expected
+
+
+def test_every_action_kind_is_planned_when_the_book_is_built() -> None:
+    """No action pays for building its kind's plan: the book plans every kind up front."""
+    from pagewarden.policies._rules_schema import ACTION_KINDS
+
+    rng = random.Random(3)
+    book = RuleBook(random_policies(rng, 40))
+    kinds = ACTION_KINDS - {"any"}
+    assert kinds <= book._plans.keys() and kinds <= book._observers.keys()
+    planned = dict(book._plans)
+    guard = Guard(random_policies(rng, 40), baseline=False)
+    for _ in range(30):
+        step = random_step(rng, guard)
+        book.evaluate(RuleContext(step, predict_static(step), guard.session.view(step)))
+    assert book._plans == planned  # judging steps built no plan

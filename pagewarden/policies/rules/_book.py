@@ -25,6 +25,7 @@ from operator import attrgetter, itemgetter
 
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._model import Policy
+from pagewarden.policies._rules_schema import ACTION_KINDS
 from pagewarden.policies.rules._base import (
     RISK_BASE,
     CompiledRule,
@@ -113,7 +114,12 @@ class RuleBook:
                         self._observers_by_kind.setdefault(kind, []).append(compiled)
         self._plans: dict[str, _Plan] = {}
         self._observers: dict[str, _Plan] = {}
-        self._trigram_of: dict[tuple, tuple] = {}
+        self._trigram_of: dict[tuple, str] = {}
+        # every action kind's plans now, so that no action pays for building one (a kind no
+        # rule names, `any` aside, still gets its plan on first use)
+        for kind in sorted((ACTION_KINDS - {"any"}) | self._by_kind.keys() | self._observers_by_kind.keys()):
+            self._plan(kind)
+            self._observer_plan(kind)
 
     def __len__(self) -> int:
         return len(self.rules)
