@@ -141,3 +141,17 @@ async def test_monitor_mode_lets_the_agents_route_run(page: Page, site: LocalSit
     assert "http://evil.test/landing?c=routes-mon" in seen
     gate = guarded._pw_shared.gate
     assert gate is not None and any(r.host == "evil.test" for r in gate.refusals)
+
+
+async def test_the_devtools_layer_holds_when_the_raw_context_drops_every_route(
+    page: Page, site: LocalSite
+) -> None:
+    """Tooling holding the raw context (not the guarded one) removes the gate's route: the
+    browser-level DevTools session still refuses documents on refused hosts."""
+    guarded = Guard(POLICIES, goal="Use the app.", **YES).wrap(page)
+    await guarded.goto("http://app.test/plain.html")
+    await page.context.unroute_all()
+    for markup in (FRAME, POPUP):
+        await _refused(page, guarded, site, f"raw-unroute-{len(markup)}", markup)
+    await guarded.goto("http://other.test/landing?c=raw-unroute-twin")
+    assert page.url == "http://other.test/landing?c=raw-unroute-twin"
