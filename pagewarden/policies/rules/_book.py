@@ -212,7 +212,8 @@ class RuleBook:
                                 found[id(rule)] = rule
         if not found:
             return plan.always
-        return self._merged(plan.always, sorted(found.values(), key=_ORDER))
+        # the rules that always run and those found are disjoint: one sort gives policy order
+        return sorted([*plan.always, *found.values()], key=_ORDER)
 
     def evaluate(self, ctx: RuleContext, *, exhaustive: bool = False) -> tuple[list[Finding], list[str]]:
         """All findings for the step, and errors of evaluators that failed.
