@@ -70,9 +70,13 @@ def decide(
     # scores `adjust_scores` gives (computed in the same pass)
     remaining = remaining_hard = 1.0
     asks = False
+    #: 1 - adjusted score, by score (findings of many policies share a few scores)
+    lefts: dict[float, float] = {}
     for finding in findings:
         score = finding.score
-        left = 1.0 - max(0.0, min(1.0, round(score + bump, 4))) if score > 0 else 1.0
+        left = lefts.get(score)
+        if left is None:
+            left = lefts[score] = 1.0 - max(0.0, min(1.0, round(score + bump, 4))) if score > 0 else 1.0
         remaining *= left
         if finding.requires_approval:
             asks = True
