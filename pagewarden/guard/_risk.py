@@ -28,8 +28,8 @@ class Thresholds:
             raise ValueError("thresholds must satisfy 0 <= revise <= ask <= block <= 1")
 
 
-def adjust_scores(findings: Sequence[Finding], prediction: Prediction | None, t: Thresholds) -> list[float]:
-    """Each finding's score, raised by what the world model predicts the action does."""
+def _bump(prediction: Prediction | None, t: Thresholds) -> float:
+    """What the predicted consequence adds to every finding's score."""
     bump = 0.0
     if prediction is not None:
         if prediction.consequence is Consequence.IRREVERSIBLE:
@@ -38,6 +38,12 @@ def adjust_scores(findings: Sequence[Finding], prediction: Prediction | None, t:
             bump += t.consequential_bump
         if prediction.navigation is not None and prediction.navigation.cross_site:
             bump += t.cross_site_bump
+    return bump
+
+
+def adjust_scores(findings: Sequence[Finding], prediction: Prediction | None, t: Thresholds) -> list[float]:
+    """Each finding's score, raised by what the world model predicts the action does."""
+    bump = _bump(prediction, t)
     return [min(1.0, round(f.score + bump, 4)) if f.score > 0 else 0.0 for f in findings]
 
 
@@ -59,12 +65,18 @@ def decide(
     """
     if not findings:
         return Decision.ALLOW, 0.0
-    scores = adjust_scores(findings, prediction, t)
-    # noisy-or of all findings, and of those that do not only ask for approval (one pass)
+    bump = _bump(prediction, t)
+    # noisy-or of all findings, and of those that do not only ask for approval, over the
+    # scores `adjust_scores` gives (computed in the same pass)
     remaining = remaining_hard = 1.0
     asks = False
-    for score, finding in zip(scores, findings, strict=True):
-        left = 1.0 - max(0.0, min(1.0, score))
+    #: 1 - adjusted score, by score (findings of many policies share a few scores)
+    lefts: dict[float, float] = {}
+    for finding in findings:
+        score = finding.score
+        left = lefts.get(score)
+        if left is None:
+            left = lefts[score] = 1.0 - max(0.0, min(1.0, round(score + bump, 4))) if score > 0 else 1.0
         remaining *= left
         if finding.requires_approval:
             asks = True

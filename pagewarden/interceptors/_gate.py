@@ -33,6 +33,7 @@ from typing import Any
 from pagewarden._regex import trie_pattern
 from pagewarden._url import _normalise_host, parse_url, registrable_domain
 from pagewarden.guard._verdict import Verdict
+from pagewarden.interceptors._hops import HopGate, drive_hops_async, drive_hops_sync
 from pagewarden.policies._egress import NETWORK_POLICY, EgressRules, Refusal, refusals_verdict
 
 __all__ = ["NavigationGate", "navigation_pattern", "pin_hosts"]
@@ -206,6 +207,8 @@ class NavigationGate:
         #: every refusal of the session (monitor mode's too), oldest first
         self.refusals: list[Refusal] = []
         self._contexts: weakref.WeakSet[Any] = weakref.WeakSet()
+        #: the redirect hops' interception (see `pagewarden.interceptors._hops`)
+        self.hops = HopGate(self)
 
     @classmethod
     def for_guard(cls, guard: Any) -> NavigationGate | None:
@@ -230,8 +233,74 @@ class NavigationGate:
             self._contexts.add(context)
         except TypeError:  # not weak-referenceable: not a Playwright context
             return None
-        handler = self._route_async if mode == "async" else self._route_sync
-        return lambda: context.route(self.pattern, handler)
+        if mode == "async":
+
+            async def route_async() -> None:
+                await context.route(self.pattern, self._route_async)
+                await self._install_hops_async(context)
+
+            return route_async
+
+        def route_sync() -> None:
+            context.route(self.pattern, self._route_sync)
+            try:
+                drive_hops_sync(self.hops.install(context, "sync"))
+            except Exception as exc:  # noqa: BLE001 - no DevTools session (not Chromium): frames and
+                self._hops_failed(exc)  # top-level navigations stay gated
+
+        return route_sync
+
+    async def _install_hops_async(self, context: Any) -> None:
+        try:
+            await drive_hops_async(self.hops.install(context, "async"))
+        except Exception as exc:  # noqa: BLE001 - see route_sync
+            self._hops_failed(exc)
+
+    def _hops_failed(self, exc: Exception) -> None:
+        self.guard.log.warning(
+            "navigation_gate_hops_unavailable", error=f"{type(exc).__name__}: {exc}",
+            detail="redirect hops to refused hosts are not intercepted in this browser",
+        )  # fmt: skip
+
+    def reroute(self, context: Any, mode: str) -> Callable[[], Any] | None:
+        """A call that puts the gate's route back on `context` after the agent removed routes
+        there (``unroute_all``, ``unroute``): ours is removed if it is left, then added again,
+        ahead of the agent's (None when `context` was never routed through the gate)."""
+        try:
+            if context not in self._contexts:
+                return None
+        except TypeError:
+            return None
+        if mode == "async":
+
+            async def again_async() -> None:
+                await context.unroute(self.pattern, self._route_async)
+                await context.route(self.pattern, self._route_async)
+
+            return again_async
+
+        def again_sync() -> None:
+            context.unroute(self.pattern, self._route_sync)
+            context.route(self.pattern, self._route_sync)
+
+        return again_sync
+
+    def before_route_handler(self, route: Any, request: Any) -> Any:
+        """For a route handler of the agent (which Playwright asks before the gate): refuse a
+        navigation the gate refuses, so that the handler's ``continue_()`` cannot let it pass.
+        Returns None when the handler may run, else what the route handler should return (the
+        awaitable of the 204 answer under the async API)."""
+        refusal = self.judge(request)
+        if refusal is None:
+            return None
+        self.refused(refusal)
+        if not self.enforce:
+            return None
+        try:
+            answer = route.fulfill(status=204)
+        except Exception:  # noqa: BLE001 - the page or context closed meanwhile
+            return True
+        return answer if answer is not None else True
 
     def uninstalled(self, context: Any) -> None:
         """`context` is not routed after all (the next action tries again)."""
@@ -239,17 +308,13 @@ class NavigationGate:
 
     # -- judging ----------------------------------------------------------------------------
     def judge(self, request: Any) -> Refusal | None:
-        """The refusal of a top-level navigation the policies refuse; None for anything else."""
+        """The refusal of a navigation the policies refuse (a page's, a popup's or a frame's
+        document: the egress rules judge frames as navigations); None for anything else."""
         try:
             if not request.is_navigation_request():
                 return None
         except Exception:  # noqa: BLE001 - not a request the gate can judge: not a navigation
             return None
-        try:
-            if request.frame.parent_frame is not None:
-                return None  # a frame's document: the page stays where it is
-        except Exception:  # noqa: BLE001 - a popup's first request comes before its frame
-            pass
         url = str(request.url)
         try:
             return self.rules.judge(url, navigation=True, action="navigation", method=request.method)
@@ -288,6 +353,10 @@ class NavigationGate:
         """Record a refusal: a ``network`` event, a log line and (enforced) a verdict for the
         agent's next call."""
         with self._lock:
+            last = self.refusals[-1] if self.refusals else None
+            same = last is not None and (last.url, last.rule) == (refusal.url, refusal.rule)
+            if same and last is not None and refusal.ts - last.ts < 1:
+                return  # the same request, judged by the route and by the DevTools session
             self.refusals.append(refusal)
             if self.enforce:
                 self._pending.append(refusal)

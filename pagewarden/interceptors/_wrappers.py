@@ -32,6 +32,9 @@ _PLAYWRIGHT_MODULES = ("playwright.async_api._generated", "playwright.sync_api._
 _WRAPPED_TYPES = frozenset(READ_ONLY) | {"Page"}
 _CACHED_TYPES = frozenset({"Page", "Frame", "BrowserContext", "Browser", "Keyboard", "Mouse", "Touchscreen"})
 _UNCLASSIFIED = ActionSpec("unclassified", target="none")
+#: objects whose routes the agent can add and remove (the gate stays ahead of them)
+_ROUTED = frozenset({"Page", "BrowserContext"})
+_UNROUTE = frozenset({"unroute", "unroute_all"})
 
 
 def _type_name(obj: Any) -> str | None:
@@ -59,6 +62,7 @@ class SharedState:
         self._pending: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         self._cache: weakref.WeakKeyDictionary[Any, Guarded] = weakref.WeakKeyDictionary()
         self._handlers: dict[Any, Callable[..., Any]] = {}
+        self._route_handlers: dict[Any, Callable[..., Any]] = {}
         self._mouse: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
         self._tabs: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._tabs_seen = 0
@@ -198,6 +202,50 @@ class SharedState:
             return
         self._gate_pending[context] = loop.create_task(_registered(call()))
 
+    def gate_first(self, handler: Any) -> Any:
+        """The agent's route `handler` behind the navigation gate: Playwright asks the agent's
+        routes (page routes, and context routes added later) before the gate's, so a handler
+        that continues every request would let a refused navigation pass; the gate judges
+        the request first (the same wrapper for the same handler: ``unroute`` finds it)."""
+        if not callable(handler):
+            return handler
+        try:
+            existing = self._route_handlers.get(handler)
+        except TypeError:  # unhashable
+            existing = None
+        if existing is not None:
+            return existing
+        shared = self
+        count = _positional_count(handler)
+        if inspect.iscoroutinefunction(handler):
+
+            async def first(route: Any, request: Any) -> Any:
+                gate = shared.built_gate
+                answer = gate.before_route_handler(route, request) if gate is not None else None
+                if answer is not None:
+                    if inspect.isawaitable(answer):
+                        await answer
+                    return None
+                return await handler(*(route, request)[:count])
+        else:
+
+            def first(route: Any, request: Any) -> Any:
+                gate = shared.built_gate
+                answer = gate.before_route_handler(route, request) if gate is not None else None
+                if answer is not None:
+                    return answer if inspect.isawaitable(answer) else None
+                return handler(*(route, request)[:count])
+
+        first.__name__ = getattr(handler, "__name__", "handler")
+        with contextlib.suppress(TypeError):
+            self._route_handlers[handler] = first
+        return first
+
+    def gate_reroute(self, context: Any) -> Callable[[], Any] | None:
+        """The call that puts the gate's route back on `context` (see `NavigationGate.reroute`)."""
+        gate = self.built_gate
+        return gate.reroute(context, self.mode) if gate is not None else None
+
     def pending_gate(self, page: Any) -> Any:
         """The gate's routing task of `page`'s context still to be awaited (None when none)."""
         try:
@@ -296,6 +344,18 @@ class SharedState:
         return wrapped
 
 
+def _positional_count(handler: Any) -> int:
+    """How many of (route, request) `handler` takes (as Playwright's own wrapper counts)."""
+    try:
+        parameters = inspect.signature(handler).parameters.values()
+    except (TypeError, ValueError):
+        return 2
+    if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        return 2
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return min(2, sum(p.kind in positional for p in parameters))
+
+
 async def _registered(request: Any) -> bool:
     """Await a registration; True when it went through (never raises: a task nobody awaits)."""
     try:
@@ -332,12 +392,16 @@ class Guarded:
         shared = self._pw_shared
         spec = spec_for(self._pw_type, name)
         if spec is not None:
+            if name == "route" and self._pw_type in _ROUTED:
+                return self._route(spec, getattr(obj, name))
             return self._action(name, spec, getattr(obj, name))
         attr = getattr(obj, name)
         if name.startswith("_"):
             return attr
         if name in READ_ONLY.get(self._pw_type, ()):
             if callable(attr):
+                if name in _UNROUTE and self._pw_type in _ROUTED:
+                    return self._unroute(name, attr)
                 return self._read(name, attr)
             return shared.wrap(attr, self._page_for_child())
         if callable(attr):
@@ -410,6 +474,48 @@ class Guarded:
         call.__doc__ = getattr(method, "__doc__", None)
         return call
 
+    def _route(self, spec: ActionSpec, method: Any) -> Callable[..., Any]:
+        """``route``: the agent's handler runs behind the navigation gate (`gate_first`)."""
+        action = self._action("route", spec, method)
+        shared = self._pw_shared
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if len(args) >= 2:
+                args = (args[0], shared.gate_first(args[1]), *args[2:])
+            elif "handler" in kwargs:
+                kwargs["handler"] = shared.gate_first(kwargs["handler"])
+            return action(*args, **kwargs)
+
+        call.__name__ = "route"
+        call.__doc__ = getattr(method, "__doc__", None)
+        return call
+
+    def _unroute(self, name: str, method: Any) -> Callable[..., Any]:
+        """``unroute`` / ``unroute_all``: the agent's routes go; the navigation gate stays (put
+        back on a context at once, ahead of the agent's remaining routes)."""
+        shared = self._pw_shared
+        read = self._read(name, method)
+        owner = self._pw_obj
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if name == "unroute":
+                if len(args) >= 2:
+                    args = (args[0], shared.gate_first(args[1]), *args[2:])
+                elif kwargs.get("handler") is not None:
+                    kwargs["handler"] = shared.gate_first(kwargs["handler"])
+            result = read(*args, **kwargs)
+            again = shared.gate_reroute(owner) if self._pw_type == "BrowserContext" else None
+            if again is None:
+                return result
+            if inspect.isawaitable(result):
+                return _then(result, again)
+            again()
+            return result
+
+        call.__name__ = name
+        call.__doc__ = getattr(method, "__doc__", None)
+        return call
+
     def _read(self, name: str, method: Any) -> Callable[..., Any]:
         shared = self._pw_shared
         parent = self._page_for_child()
@@ -428,6 +534,12 @@ class Guarded:
         call.__name__ = name
         call.__doc__ = getattr(method, "__doc__", None)
         return call
+
+
+async def _then(awaitable: Any, again: Callable[[], Any]) -> Any:
+    result = await awaitable
+    await again()
+    return result
 
 
 async def _await_and_wrap(awaitable: Any, shared: SharedState, parent: Any) -> Any:

@@ -248,17 +248,36 @@ def _input_lists(rng: random.Random, start: int) -> list[Policy]:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_each_policy_gets_in_the_book_the_findings_it_gets_alone(seed: int) -> None:
+@pytest.mark.parametrize("failing", [False, True])
+def test_each_policy_gets_in_the_book_the_findings_it_gets_alone(
+    seed: int, failing: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What the book shares between rules within a step (one run of a group of identical rules,
     messages built once per step, the step's keys and texts) changes nothing: each policy's
-    findings are those of a book holding that policy alone, judging the step afresh."""
+    findings are those of a book holding that policy alone, judging the step afresh. With
+    `failing`, some rules raise (the same on the same step): their fail-closed findings and
+    errors stay in policy order too."""
+    if failing:
+        from pagewarden.policies.rules.inputs import InputAllow
+        from pagewarden.policies.rules.urls import DomainAllow, UrlDeny
+
+        def broken(check):
+            def run(self, ctx):
+                if (ctx.step.observation.url or "").endswith(("/1", "/3")):
+                    raise RuntimeError("broken rule")
+                return check(self, ctx)
+
+            return run
+
+        for cls in (DomainAllow, UrlDeny, InputAllow):
+            monkeypatch.setattr(cls, "check", broken(cls.check))
     rng = random.Random(200 + seed)
     policies = _copies(rng, random_policies(rng, rng.choice([5, 20])))
     for extra in _input_lists(rng, 0):
         policies.insert(rng.randrange(len(policies) + 1), extra)
     guard = Guard(policies, baseline=False)
     alone = [RuleBook([p]) for p in policies]
-    fired = 0
+    fired = failed = 0
     for _ in range(80):
         step = random_step(rng, guard)
         if step.action.kind in ("fill", "type") and rng.random() < 0.3:
@@ -276,9 +295,11 @@ def test_each_policy_gets_in_the_book_the_findings_it_gets_alone(seed: int) -> N
         assert findings == expected, (step.action, step.observation.target)
         assert errors == expected_errors
         fired += sum(1 for f in findings if f.rule == "input_allow")
+        failed += len(errors)
         verdict = guard.evaluate(step)
         guard.commit(step, verdict, ran=verdict.allowed or rng.random() < 0.7)
     assert fired > 0  # allow-lists of several policies fired on the same step
+    assert (failed > 0) == failing
 
 
 def test_a_domain_list_in_many_policies_names_every_policy() -> None:
@@ -330,3 +351,19 @@ def test_counters_follow_actions_known_only_by_their_label() -> None:
         scan = SessionView(view.history, view.user_messages, view.typed_passwords, view.tab, None)
         reference, _ = guard.rulebook.evaluate(RuleContext(step, prediction, scan), exhaustive=True)
         assert {f.policy_id for f in found} == {f.policy_id for f in reference} == expected
+
+
+def test_every_action_kind_is_planned_when_the_book_is_built() -> None:
+    """No action pays for building its kind's plan: the book plans every kind up front."""
+    from pagewarden.policies._rules_schema import ACTION_KINDS
+
+    rng = random.Random(3)
+    book = RuleBook(random_policies(rng, 40))
+    kinds = ACTION_KINDS - {"any"}
+    assert kinds <= book._plans.keys() and kinds <= book._observers.keys()
+    planned = dict(book._plans)
+    guard = Guard(random_policies(rng, 40), baseline=False)
+    for _ in range(30):
+        step = random_step(rng, guard)
+        book.evaluate(RuleContext(step, predict_static(step), guard.session.view(step)))
+    assert book._plans == planned  # judging steps built no plan

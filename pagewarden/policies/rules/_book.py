@@ -25,6 +25,7 @@ from operator import attrgetter, itemgetter
 
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._model import Policy
+from pagewarden.policies._rules_schema import ACTION_KINDS
 from pagewarden.policies.rules._base import (
     RISK_BASE,
     CompiledRule,
@@ -113,7 +114,12 @@ class RuleBook:
                         self._observers_by_kind.setdefault(kind, []).append(compiled)
         self._plans: dict[str, _Plan] = {}
         self._observers: dict[str, _Plan] = {}
-        self._trigram_of: dict[tuple, tuple] = {}
+        self._trigram_of: dict[tuple, str] = {}
+        # every action kind's plans now, so that no action pays for building one (a kind no
+        # rule names, `any` aside, still gets its plan on first use)
+        for kind in sorted((ACTION_KINDS - {"any"}) | self._by_kind.keys() | self._observers_by_kind.keys()):
+            self._plan(kind)
+            self._observer_plan(kind)
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -206,7 +212,8 @@ class RuleBook:
                                 found[id(rule)] = rule
         if not found:
             return plan.always
-        return self._merged(plan.always, sorted(found.values(), key=_ORDER))
+        # the rules that always run and those found are disjoint: one sort gives policy order
+        return sorted([*plan.always, *found.values()], key=_ORDER)
 
     def evaluate(self, ctx: RuleContext, *, exhaustive: bool = False) -> tuple[list[Finding], list[str]]:
         """All findings for the step, and errors of evaluators that failed.
@@ -218,9 +225,11 @@ class RuleBook:
         """
         rules = self.rules_for(ctx.step.action.kind) if exhaustive else self.candidates(ctx)
         followers = {} if exhaustive else self._followers
-        #: (position in the book, findings, error) of every rule with something to say
-        said: list[tuple[int, list[Finding], str | None]] = []
-        copied = False
+        findings: list[Finding] = []
+        errors: list[str] = []
+        #: (position in the book, findings, error) of every rule with something to say, kept
+        #: only once a group's findings were copied (they are then put back in policy order)
+        said: list[tuple[int, list[Finding], str | None]] | None = None
         for rule in rules:
             error = None
             try:
@@ -231,19 +240,25 @@ class RuleBook:
             if not found:
                 continue
             failed = error and f"rule {rule.kind} of {rule.policy.id} failed: {error}"
-            said.append((rule.book_order, found, failed))
             group = followers.get(rule.book_order)
-            if group is None:
+            if said is None and group is None:
+                findings += found
+                if failed:
+                    errors.append(failed)
                 continue
-            copied = True
-            for other in group:  # same rule, same risk level and category: the same findings
+            if said is None:  # the first group that fired: from now on, keep positions
+                said = [(-1, findings, None)] if findings else []
+                if errors:
+                    said += [(-1, [], e) for e in errors]
+            said.append((rule.book_order, found, failed))
+            for other in group or ():  # same rule, same risk level and category: the same findings
                 mine = [_signed(f, other.policy.id) for f in found]
                 failed = error and f"rule {other.kind} of {other.policy.id} failed: {error}"
                 said.append((other.book_order, mine, failed))
-        if copied:
+        if said is not None:
             said.sort(key=_FIRST)  # policy order, as if every rule of every group had run
-        findings = [f for _, found, _ in said for f in found]
-        errors = [error for _, _, error in said if error]
+            findings = [f for _, found, _ in said for f in found]
+            errors = [error for _, _, error in said if error]
         return findings, errors
 
     @staticmethod

@@ -54,13 +54,59 @@ class Taint:
     step: int = 0
 
 
-@dataclass(frozen=True, slots=True)
 class TabView:
-    """The tab of one step as the rules see it."""
+    """The tab of one step as the rules see it (read-only).
 
-    taint: Taint | None = None  # in force for this step (None on the task's own path)
-    own_path: bool = False  # the page is the start page, a page worked on untainted, or named by the goal
-    start: str | None = None  # page key of the session's start page
+    `taint`: in force for this step (None on the task's own path). `own_path`: the page is the
+    start page, a page worked on untainted, or named by the goal. `start`: page key of the
+    session's start page. A tab with no taint of its own may still be tainted by its page's
+    URL (instructions in the fragment): that check reads the fragment for instructions, so it
+    runs when `taint` is first read (only provenance rules read it), not for every step.
+    """
+
+    __slots__ = ("_fragment_of", "_taint", "own_path", "start")
+
+    def __init__(
+        self,
+        taint: Taint | None = None,
+        own_path: bool = False,
+        start: str | None = None,
+        *,
+        fragment_of: tuple[str, str, int] | None = None,
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "_taint", taint)
+        #: (page URL, page key, step index) whose fragment decides the taint, while unread
+        set_(self, "_fragment_of", fragment_of if taint is None else None)
+        set_(self, "own_path", own_path)
+        set_(self, "start", start)
+
+    @property
+    def taint(self) -> Taint | None:
+        """The taint in force for this step (None on the task's own path)."""
+        pending = self._fragment_of
+        if pending is not None:
+            url, key, index = pending
+            fragment = fragment_instructions(url)
+            if fragment is not None:
+                why = "the page's URL carries instructions in its fragment"
+                object.__setattr__(self, "_taint", Taint(why, url, key, fragment, index))
+            object.__setattr__(self, "_fragment_of", None)
+        return self._taint
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"TabView is read-only (cannot set {name!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TabView):
+            return NotImplemented
+        return (self.taint, self.own_path, self.start) == (other.taint, other.own_path, other.start)
+
+    def __hash__(self) -> int:
+        return hash((self.taint, self.own_path, self.start))
+
+    def __repr__(self) -> str:
+        return f"TabView(taint={self.taint!r}, own_path={self.own_path!r}, start={self.start!r})"
 
 
 def _without_query(key: str) -> str:
@@ -234,13 +280,14 @@ class TabMemory:
         key = page_key(step.observation.url)
         taint = self._taint_of(tab)
         own = self._returned(tab, key, step.goal, taint)
-        if taint is None:
-            fragment = fragment_instructions(step.observation.url)
-            if fragment is not None and not own:
-                taint = Taint("the page's URL carries instructions in its fragment", step.observation.url,
-                              key, fragment, step.index)  # fmt: skip
         start = self.start if self.start is not None or self.seen else (key or None)
-        return TabView(taint=None if own else taint, own_path=own, start=start)
+        if own:
+            return TabView(None, own_path=True, start=start)
+        if taint is not None:
+            return TabView(taint, own_path=False, start=start)
+        # no taint of its own: the page's URL may carry one (read when a rule asks)
+        fragment_of = (step.observation.url or "", key, step.index)
+        return TabView(None, own_path=False, start=start, fragment_of=fragment_of)
 
     def record(self, step: Step, prediction: Prediction | None, *, ran: bool) -> None:
         """Update the memory after `step` was judged (and ran, or not)."""

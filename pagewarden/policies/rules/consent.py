@@ -55,6 +55,12 @@ class Consent(CompiledRule):
         actions = frozenset(rule.actions)
         self.kinds = None if "any" in actions else actions  # type: ignore[misc]
         self._message_terms = tuple(rule.message_terms or rule.match)
+        if self._message_terms:
+            named = ", ".join(repr(t) for t in self._message_terms[:4])
+            ask = f"send them a message naming {named} and wait for their answer"
+        else:
+            ask = "wait for their approval"
+        self._guidance = f"Ask the user before this action: {ask}."  # the same at every step
         targeted = bool(rule.match or rule.selectors)
         self._keys = element_rule_keys(rule.match, rule.selectors) if targeted else None
 
@@ -78,14 +84,9 @@ class Consent(CompiledRule):
         if self._message_terms and self._told_user(ctx):
             return
         subject = f"{kind} on {picked!r}" if picked else kind
-        if self._message_terms:
-            named = ", ".join(repr(t) for t in self._message_terms[:4])
-            ask = f"send them a message naming {named} and wait for their answer"
-        else:
-            ask = "wait for their approval"
         yield self.finding(
             f"{subject} needs the user's consent first",
             requires_approval=True,
-            guidance=f"Ask the user before this action: {ask}.",
+            guidance=self._guidance,
             evidence={"action": kind, "match": list(self.rule.match), "selectors": list(self.rule.selectors)},
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 
 from pagewarden.guard._verdict import Finding
@@ -28,6 +29,19 @@ def canonical_input(value: str) -> str:
     return unicodedata.normalize("NFC", value).strip().lower()
 
 
+_UNSET = object()
+
+
+@dataclass(slots=True)
+class _Entered:
+    """Text a step enters into a field, as input allow-lists compare it."""
+
+    text: str  # `canonical_input` of the field's text
+    field_text: str  # the field's text after the step
+    keywise: bool  # entered key by key: may still be growing
+    message: str | None = None  # what a finding says about it (built by the first rule that fires)
+
+
 @register("input_allow")
 class InputAllow(CompiledRule):
     """Evaluator of `input_allow` rules."""
@@ -40,8 +54,8 @@ class InputAllow(CompiledRule):
         self._allowed = {canonical_input(v) for v in rule.values}
         self._keys = term_keys([rule.field]) if rule.field else None
         self._guidance = "Only enter these values: " + ", ".join(repr(v) for v in rule.values) + "."
-        #: where a step's message is kept: it is the same for every rule with this `field`
-        self._memo_key = "input_allow:message\u0000" + (rule.field or "")
+        #: where a step's `_Entered` is kept: the same for every rule with this `field`
+        self._memo_key = "input_allow:entered\u0000" + (rule.field or "")
 
     def index_keys(self, kind: str) -> frozenset[tuple] | None:
         return self._keys  # with a `field`, only fields it names
@@ -56,23 +70,35 @@ class InputAllow(CompiledRule):
         names = [*element_texts(el), el.attrs.get("name", ""), el.attrs.get("id", "")]
         return any(term_matches(field, n) for n in names if n)
 
+    def _entered(self, ctx: RuleContext) -> _Entered | None:
+        """What this step enters into a field this rule looks at (None: nothing to check);
+        the same for every rule with this `field`, so worked out once per step."""
+        entered = ctx.memo.get(self._memo_key, _UNSET)
+        if entered is _UNSET:
+            typed = typed_text(ctx)
+            entered = None
+            if typed is not None and self._applies(ctx):
+                text = canonical_input(typed.field_text)
+                if text:
+                    entered = _Entered(text, typed.field_text, typed.keywise)
+            ctx.memo[self._memo_key] = entered
+        return entered  # type: ignore[return-value]
+
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        typed = typed_text(ctx)
-        if typed is None or not self._applies(ctx):
+        entered = self._entered(ctx)
+        if entered is None or entered.text in self._allowed:
             return
-        text = canonical_input(typed.field_text)
-        if not text or text in self._allowed:
+        if entered.keywise and any(v.startswith(entered.text) for v in self._allowed):
             return
-        if typed.keywise and any(v.startswith(text) for v in self._allowed):
-            return
-        message = ctx.memo.get(self._memo_key)
+        message = entered.message
         if message is None:
-            shown = typed.field_text if len(typed.field_text) <= 60 else typed.field_text[:57] + "..."
+            typed = entered.field_text
+            shown = typed if len(typed) <= 60 else typed[:57] + "..."
             where = f" into {self.rule.field!r}" if self.rule.field else ""
             message = f"enters {shown!r}{where}, which is not one of the values the user gave"
-            ctx.memo[self._memo_key] = message
+            entered.message = message
         yield self.finding(
-            message,  # type: ignore[arg-type]
+            message,
             guidance=self._guidance,
-            evidence={"value": typed.field_text[:200], "allowed": list(self.rule.values)},
+            evidence={"value": entered.field_text[:200], "allowed": list(self.rule.values)},
         )

@@ -1,0 +1,238 @@
+"""Redirect hops: a document an allowed URL redirects to a refused host never loads.
+
+Playwright's request routing (the navigation gate's `BrowserContext.route`) is not asked about
+the hops of a redirect: an allowed URL (a same-site link, a form post, ``goto``, a popup, a
+frame) answering ``301/302/303/307/308`` with a ``Location`` on a refused host would reach it.
+Without a network layer the gate therefore also intercepts documents at the browser: one
+browser-level DevTools session per browser (``Fetch.enable`` for ``Document`` requests at the
+request stage, which Chromium pauses again for every hop, with ``redirectedRequestId`` set).
+A document whose URL the gate's pattern cannot refuse is continued at once; one the egress
+rules refuse, in a frame of a guarded context, is answered with ``204 No Content`` (the page or
+frame stays where it was, as for the gate's other refusals) and recorded as the gate's refusal
+(``action: "redirect"`` for a hop). Every hop of a chain is judged, whatever the status; the
+first request of a document is judged too (the gate's route judges it as well, in Playwright's
+driver: this one also covers a document Playwright does not route). A document of another
+context of the same browser is continued.
+
+The cost: every document request of the browser (not subresources) waits for one DevTools
+round trip to Python. Under the sync API a paused document continues only while the agent's
+thread is inside a Playwright call (as for any Playwright route handler). A context with no
+browser object (``launch_persistent_context``) gets no hop interception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import weakref
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from pagewarden._url import parse_url
+from pagewarden.observe._gather import Call
+from pagewarden.policies._egress import NETWORK_POLICY, Refusal
+
+if TYPE_CHECKING:
+    from pagewarden.interceptors._gate import NavigationGate
+
+__all__ = ["HopGate", "drive_hops_async", "drive_hops_sync"]
+
+_PATTERNS = {"patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}]}
+_PENDING = object()
+Steps = Generator[Call, Any, Any]
+
+
+def drive_hops_sync(steps: Steps | None) -> Any:
+    """Run `steps` under the sync API (each call made directly)."""
+    if steps is None:
+        return None
+    value: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            call = steps.throw(error) if error is not None else steps.send(value)
+        except StopIteration as stop:
+            return stop.value
+        value, error = None, None
+        try:
+            value = call.fn(*call.args, **call.kwargs)
+        except Exception as exc:  # noqa: BLE001 - handed back into the steps
+            error = exc
+
+
+async def drive_hops_async(steps: Steps | None) -> Any:
+    """Run `steps` under the async API (each awaitable awaited)."""
+    if steps is None:
+        return None
+    value: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            call = steps.throw(error) if error is not None else steps.send(value)
+        except StopIteration as stop:
+            return stop.value
+        value, error = None, None
+        try:
+            value = call.fn(*call.args, **call.kwargs)
+            if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
+                value = await value
+        except Exception as exc:  # noqa: BLE001 - handed back into the steps
+            error = exc
+
+
+def _frame_ids(tree: dict[str, Any]) -> set[str]:
+    ids = {str(tree.get("frame", {}).get("id", ""))}
+    for child in tree.get("childFrames", ()) or ():
+        ids |= _frame_ids(child)
+    return ids
+
+
+class HopGate:
+    """The redirect-hop interception of one navigation gate (see the module docstring)."""
+
+    def __init__(self, gate: NavigationGate) -> None:
+        self.gate = gate
+        self._lock = threading.Lock()
+        #: browser -> its DevTools session (or a marker while it is being opened)
+        self._sessions: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        #: guarded contexts, per browser
+        self._contexts: weakref.WeakKeyDictionary[Any, weakref.WeakSet[Any]] = weakref.WeakKeyDictionary()
+
+    # -- installing -------------------------------------------------------------------------
+    def install(self, context: Any, mode: str) -> Steps:
+        """Steps that make `context`'s browser intercept redirect hops (once per browser)."""
+        try:
+            browser = context.browser
+        except Exception:  # noqa: BLE001 - not a Playwright context
+            return None
+        if browser is None or not hasattr(browser, "new_browser_cdp_session"):
+            return None  # a persistent context: no browser-level session to open
+        with self._lock:
+            self._contexts.setdefault(browser, weakref.WeakSet()).add(context)
+            if browser in self._sessions:
+                return None
+            self._sessions[browser] = _PENDING
+        with contextlib.suppress(Exception):
+            context.once("close", lambda *_: self._closed(context, browser, mode))
+        try:
+            session = yield Call(browser.new_browser_cdp_session)
+            make = self._handler_async if mode == "async" else self._handler_sync
+            session.on("Fetch.requestPaused", make(session, browser))
+            yield Call(session.send, ("Fetch.enable", _PATTERNS))
+        except BaseException:
+            with self._lock:
+                self._sessions.pop(browser, None)
+            raise
+        with self._lock:
+            self._sessions[browser] = session
+        return None
+
+    def _closed(self, context: Any, browser: Any, mode: str) -> None:
+        """`context` closed: the browser's session is closed with its last guarded context."""
+        with self._lock:
+            contexts = self._contexts.get(browser)
+            if contexts is not None:
+                contexts.discard(context)
+            if contexts:
+                return
+            session = self._sessions.pop(browser, None)
+        if session is None or session is _PENDING:
+            return
+        with contextlib.suppress(Exception):
+            if mode == "async":
+                asyncio.get_running_loop().create_task(_quietly(session.detach()))
+            else:
+                session.detach()
+
+    # -- judging ----------------------------------------------------------------------------
+    def _handler_async(self, session: Any, browser: Any) -> Any:
+        async def paused(event: dict[str, Any]) -> None:
+            await drive_hops_async(self._decide(session, browser, event))
+
+        return paused
+
+    def _handler_sync(self, session: Any, browser: Any) -> Any:
+        def paused(event: dict[str, Any]) -> None:
+            drive_hops_sync(self._decide(session, browser, event))
+
+        return paused
+
+    def _decide(self, session: Any, browser: Any, event: dict[str, Any]) -> Steps:
+        """Continue the paused request, or answer a refused hop with 204 (never raises)."""
+        request_id = event.get("requestId")
+        refusal = self.judge(event)
+        if refusal is not None:
+            try:
+                guarded = yield from self._guarded_frame(session, browser, str(event.get("frameId") or ""))
+            except Exception:  # noqa: BLE001 - cannot tell whose frame: it is judged as ours
+                guarded = True
+            if not guarded:
+                refusal = None
+        try:
+            if refusal is not None and self.gate.enforce:
+                answer = {"requestId": request_id, "responseCode": 204}
+                yield Call(session.send, ("Fetch.fulfillRequest", answer))
+            else:
+                yield Call(session.send, ("Fetch.continueRequest", {"requestId": request_id}))
+        except Exception:  # noqa: BLE001 - the request or the browser went away meanwhile
+            pass
+        if refusal is not None:
+            self.gate.refused(refusal)
+
+    def judge(self, event: dict[str, Any]) -> Refusal | None:
+        """The refusal of a paused document request (None: allowed): a redirect hop, or any
+        other document (those are the route's to judge first; this catches a document
+        Playwright's routing does not see)."""
+        request = event.get("request") or {}
+        url = str(request.get("url") or "")
+        gate = self.gate
+        if not gate.pattern.search(url):
+            return None  # a URL no rule can refuse (the pattern is a superset of the refusals)
+        method = str(request.get("method") or "GET")
+        action = "redirect" if event.get("redirectedRequestId") else "navigation"
+        try:
+            return gate.rules.judge(url, navigation=True, action=action, method=method)
+        except Exception as exc:  # noqa: BLE001 - cannot be judged: refused
+            return Refusal(
+                action, url, parse_url(url).host, "gate_error", NETWORK_POLICY,
+                f"the {action} could not be judged ({type(exc).__name__})", method=method,
+            )  # fmt: skip
+
+    def _guarded_frame(self, session: Any, browser: Any, frame_id: str) -> Steps:
+        """Whether the frame `frame_id` of `browser` belongs to a guarded context."""
+        with self._lock:
+            guarded = list(self._contexts.get(browser, ()))
+        if not guarded:
+            return False
+        try:
+            if all(c in guarded for c in browser.contexts):
+                return True  # every context of the browser is guarded
+        except Exception:  # noqa: BLE001 - cannot list them: look the frame up
+            pass
+        try:  # a page's main frame or an out-of-process frame: a target naming its context
+            info = yield Call(session.send, ("Target.getTargetInfo", {"targetId": frame_id}))
+        except Exception:  # noqa: BLE001 - not a target: a frame inside some page's process
+            info = None
+        for context in guarded:
+            for page in list(context.pages):
+                cdp = yield Call(context.new_cdp_session, (page,))
+                try:
+                    if info is not None:
+                        mine = yield Call(cdp.send, ("Target.getTargetInfo",))
+                        wanted = info.get("targetInfo", {}).get("browserContextId")
+                        if mine.get("targetInfo", {}).get("browserContextId") == wanted:
+                            return True
+                        break  # one page tells the context's id
+                    tree = yield Call(cdp.send, ("Page.getFrameTree",))
+                    if frame_id in _frame_ids(tree.get("frameTree", {})):
+                        return True
+                finally:
+                    with contextlib.suppress(Exception):
+                        yield Call(cdp.detach)
+        return False
+
+
+async def _quietly(awaitable: Any) -> None:
+    with contextlib.suppress(Exception):
+        await awaitable
