@@ -265,7 +265,7 @@ def _observe(
     direct = None
     if engine is not None:
         # the reader over CDP in the same world: one message each way, no selector round trip
-        direct = yield from direct_reader(shared.direct_readers, page, engine)
+        direct = yield from direct_reader(shared.direct_readers, page, engine, shared.mode)
     target: ElementFacts | None = None
     drop: ElementFacts | None = None
     count: int | None = None

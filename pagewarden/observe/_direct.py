@@ -18,6 +18,7 @@ not known, or the call fails, the caller reads through the engine as before. Chr
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -34,8 +35,10 @@ DIRECT_TIMEOUT_MS = 2000.0
 class DirectReader:
     """Calls the facts reader `name` in the utility world of one page's main frame over `session`."""
 
-    def __init__(self, session: Any, frame_id: str, world_name: str, name: str) -> None:
+    def __init__(self, session: Any, frame_id: str, world_name: str, name: str, mode: str = "async") -> None:
         self.session = session
+        self.mode = mode
+        self._tasks: set[Any] = set()
         self.frame_id = frame_id
         self.world_name = world_name  # Playwright's utility world of this page
         self.name = name
@@ -61,6 +64,28 @@ class DirectReader:
         self.world = unique if isinstance(unique, str) else None
         self._world_id = context.get("id")
         self._installed = False
+        if self.world is not None and self.mode == "async":
+            self._install_soon(self.world)
+
+    def _install_soon(self, world: str) -> None:
+        """Put the reader in a new document's utility world now, in the background (async API),
+        so that the first action there does not wait for the library to be compiled: the page
+        cannot reach that world, so when the reader gets there does not change what it reads."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(self._install(world))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _install(self, world: str) -> None:
+        try:
+            answer = await self._send(f"{self._full} && true", world)
+        except Exception:  # noqa: BLE001 - the document is already gone: its next read installs it
+            return
+        if self.world == world and isinstance(answer, dict) and not answer.get("exceptionDetails"):
+            self._installed = True
 
     def on_destroyed(self, event: dict[str, Any]) -> None:
         """A context went away: forget the world when it is ours."""
@@ -107,7 +132,7 @@ class DirectReader:
         return value.get("value")
 
 
-def direct_reader(readers: dict[Any, Any], page: Any, name: str) -> Gather:
+def direct_reader(readers: dict[Any, Any], page: Any, name: str, mode: str) -> Gather:
     """The page's `DirectReader` for the reader `name` (set up once per page: a CDP session of
     its own, the main frame's id, the session's execution-context events), or None where CDP is
     not there (not Chromium) or the setup failed; the guard then reads through the engine alone."""
@@ -121,7 +146,7 @@ def direct_reader(readers: dict[Any, Any], page: Any, name: str) -> Gather:
     try:
         session = yield Call(page.context.new_cdp_session, (page,))
         tree = yield Call(session.send, ("Page.getFrameTree",))
-        reader = DirectReader(session, tree["frameTree"]["frame"]["id"], UTILITY_WORLD + guid, name)
+        reader = DirectReader(session, tree["frameTree"]["frame"]["id"], UTILITY_WORLD + guid, name, mode)
         session.on("Runtime.executionContextCreated", reader.on_created)
         session.on("Runtime.executionContextDestroyed", reader.on_destroyed)
         session.on("Runtime.executionContextsCleared", reader.forget)

@@ -9,6 +9,7 @@ report), and fall back to the engine whenever the world is not known or the call
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -106,3 +107,26 @@ async def test_an_unknown_world_falls_back_to_the_engine(page: Page) -> None:
     assert reader.world is not None  # the next document's world is announced
     with pytest.raises(GuardError):
         await guarded.locator("#t").click()
+
+
+async def test_a_new_document_gets_the_reader_before_its_first_action(page: Page) -> None:
+    """Under the async API the reader is put in each new document's utility world as soon as
+    the world is announced (in the background), and the engine then uses that same reader."""
+    guarded = Guard(ALLOW_APP, goal="Use the app.").wrap(page)
+    await guarded.goto("http://app.test/direct/same.html")
+    await guarded.locator("#f").fill("Ada")
+    reader = _reader(guarded, page)
+    first = reader.world
+    await guarded.goto("http://app.test/direct/evil.html")
+    for _ in range(100):
+        if reader.world not in (None, first) and reader._installed:
+            break
+        await asyncio.sleep(0.02)
+    assert reader.world not in (None, first) and reader._installed
+    # the engine (a non-plain locator is read through it) finds the reader that is there
+    with pytest.raises(GuardError) as caught:
+        await guarded.locator("#t >> nth=0").click()
+    prediction = caught.value.verdict.prediction
+    assert prediction is not None and prediction.navigation is not None
+    assert prediction.navigation.url == "http://evil.test/plain.html?c=direct"
+    assert await page.evaluate("window.location.pathname") == "/direct/evil.html"
