@@ -41,6 +41,7 @@ __all__ = [
     "step_texts",
     "term_keys",
     "trigram_keys",
+    "trigram_set",
 ]
 
 Key = tuple[str, ...] | tuple[str, str, int]
@@ -144,6 +145,13 @@ def trigram_keys(family: str, literal: str) -> frozenset[Key] | None:
 def trigrams_of(literal: str) -> list[str]:
     """The three-character substrings of `literal`, each once, last first."""
     return list(dict.fromkeys(literal[i : i + 3] for i in range(len(literal) - 3, -1, -1)))
+
+
+@lru_cache(maxsize=4096)
+def trigram_set(text: str) -> frozenset[str]:
+    """The three-character substrings of `text` (a step's text, intersected with the trigrams
+    the book indexes rules by)."""
+    return frozenset([text[i : i + 3] for i in range(len(text) - 2)])
 
 
 def union(parts: Iterable[frozenset[Key] | None]) -> frozenset[Key] | None:
