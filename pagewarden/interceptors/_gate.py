@@ -353,6 +353,10 @@ class NavigationGate:
         """Record a refusal: a ``network`` event, a log line and (enforced) a verdict for the
         agent's next call."""
         with self._lock:
+            last = self.refusals[-1] if self.refusals else None
+            same = last is not None and (last.url, last.rule) == (refusal.url, refusal.rule)
+            if same and last is not None and refusal.ts - last.ts < 1:
+                return  # the same request, judged by the route and by the DevTools session
             self.refusals.append(refusal)
             if self.enforce:
                 self._pending.append(refusal)

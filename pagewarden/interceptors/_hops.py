@@ -6,11 +6,13 @@ frame) answering ``301/302/303/307/308`` with a ``Location`` on a refused host w
 Without a network layer the gate therefore also intercepts documents at the browser: one
 browser-level DevTools session per browser (``Fetch.enable`` for ``Document`` requests at the
 request stage, which Chromium pauses again for every hop, with ``redirectedRequestId`` set).
-A request that is not a hop, or a hop whose URL the gate's pattern cannot refuse, is continued
-at once; a hop the egress rules refuse, in a frame of a guarded context, is answered with
-``204 No Content`` (the page or frame stays where it was, as for the gate's other refusals) and
-recorded as the gate's refusal (``action: "redirect"``). A hop in another context of the same
-browser is continued. Every hop of a chain is judged, whatever the status.
+A document whose URL the gate's pattern cannot refuse is continued at once; one the egress
+rules refuse, in a frame of a guarded context, is answered with ``204 No Content`` (the page or
+frame stays where it was, as for the gate's other refusals) and recorded as the gate's refusal
+(``action: "redirect"`` for a hop). Every hop of a chain is judged, whatever the status; the
+first request of a document is judged too (the gate's route judges it as well, in Playwright's
+driver: this one also covers a document Playwright does not route). A document of another
+context of the same browser is continued.
 
 The cost: every document request of the browser (not subresources) waits for one DevTools
 round trip to Python. Under the sync API a paused document continues only while the agent's
@@ -159,9 +161,7 @@ class HopGate:
     def _decide(self, session: Any, browser: Any, event: dict[str, Any]) -> Steps:
         """Continue the paused request, or answer a refused hop with 204 (never raises)."""
         request_id = event.get("requestId")
-        refusal = None
-        if event.get("redirectedRequestId"):
-            refusal = self.judge(event)
+        refusal = self.judge(event)
         if refusal is not None:
             try:
                 guarded = yield from self._guarded_frame(session, browser, str(event.get("frameId") or ""))
@@ -181,19 +181,22 @@ class HopGate:
             self.gate.refused(refusal)
 
     def judge(self, event: dict[str, Any]) -> Refusal | None:
-        """The refusal of a paused hop (None: allowed)."""
+        """The refusal of a paused document request (None: allowed): a redirect hop, or any
+        other document (those are the route's to judge first; this catches a document
+        Playwright's routing does not see)."""
         request = event.get("request") or {}
         url = str(request.get("url") or "")
-        method = str(request.get("method") or "GET")
         gate = self.gate
         if not gate.pattern.search(url):
             return None  # a URL no rule can refuse (the pattern is a superset of the refusals)
+        method = str(request.get("method") or "GET")
+        action = "redirect" if event.get("redirectedRequestId") else "navigation"
         try:
-            return gate.rules.judge(url, navigation=True, action="redirect", method=method)
+            return gate.rules.judge(url, navigation=True, action=action, method=method)
         except Exception as exc:  # noqa: BLE001 - cannot be judged: refused
             return Refusal(
-                "redirect", url, parse_url(url).host, "gate_error", NETWORK_POLICY,
-                f"the redirect could not be judged ({type(exc).__name__})", method=method,
+                action, url, parse_url(url).host, "gate_error", NETWORK_POLICY,
+                f"the {action} could not be judged ({type(exc).__name__})", method=method,
             )  # fmt: skip
 
     def _guarded_frame(self, session: Any, browser: Any, frame_id: str) -> Steps:

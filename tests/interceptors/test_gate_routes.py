@@ -7,9 +7,11 @@ handlers (which Playwright asks before the gate's) cannot let a refused navigati
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import pytest
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Route
 
 from pagewarden import ActionBlocked, Guard
@@ -141,3 +143,45 @@ async def test_monitor_mode_lets_the_agents_route_run(page: Page, site: LocalSit
     assert "http://evil.test/landing?c=routes-mon" in seen
     gate = guarded._pw_shared.gate
     assert gate is not None and any(r.host == "evil.test" for r in gate.refusals)
+
+
+async def test_the_devtools_layer_holds_when_the_raw_context_drops_every_route(
+    page: Page, site: LocalSite
+) -> None:
+    """Tooling holding the raw context (not the guarded one) removes the gate's route: the
+    browser-level DevTools session still refuses documents on refused hosts."""
+    guarded = Guard(POLICIES, goal="Use the app.", **YES).wrap(page)
+    await guarded.goto("http://app.test/plain.html")
+    await page.context.unroute_all()
+    for markup in (FRAME, POPUP):
+        await _refused(page, guarded, site, f"raw-unroute-{len(markup)}", markup)
+    await guarded.goto("http://other.test/landing?c=raw-unroute-twin")
+    assert page.url == "http://other.test/landing?c=raw-unroute-twin"
+
+
+@pytest.mark.parametrize("dest", ["evil.test", "other.test"])
+async def test_a_route_handler_rewriting_a_navigations_url_is_judged_at_the_new_url(
+    page: Page, site: LocalSite, dest: str
+) -> None:
+    """``route.continue_(url=…)`` in the agent's handler: the browser-level session sees the
+    document request at its new URL."""
+    guarded = Guard(POLICIES, goal="Use the app.", **YES).wrap(page)
+    await guarded.goto("http://app.test/plain.html")
+    _serve(site, "rewrite", "")
+    mark = f"routes-rewrite-{dest}"
+
+    async def rewrite(route: Route) -> None:
+        await route.continue_(url=f"http://{dest}/landing?c={mark}")
+
+    await guarded.route("**/rewrite-me", rewrite)
+    with contextlib.suppress(PlaywrightError):
+        await guarded.goto("http://app.test/rewrite-me")
+    await page.wait_for_timeout(300)
+    if dest == "evil.test":
+        assert _reached(site, "evil.test", mark) == []
+        with pytest.raises(ActionBlocked) as caught:
+            await guarded.hover("body")
+        assert caught.value.verdict.findings[0].rule == "network:domain_allow"
+    else:
+        assert _reached(site, "other.test", mark)
+        await guarded.hover("body")
