@@ -22,6 +22,7 @@ from pagewarden.guard._step import Action, Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.interceptors._methods import ActionSpec
 from pagewarden.interceptors._request import follow_redirects
+from pagewarden.observe._direct import direct_reader
 from pagewarden.observe._facts import ElementFacts, Observation, TextSource
 from pagewarden.observe._gather import (
     Call,
@@ -261,6 +262,10 @@ def _observe(
         yield from _route_through_gate(shared, page, notes)
     hosts = shared.pin_hosts_for(url) if pin else None
     engine = shared.reader_engine(page) if page is not None else None
+    direct = None
+    if engine is not None:
+        # the reader over CDP in the same world: one message each way, no selector round trip
+        direct = yield from direct_reader(shared.direct_readers, page, engine)
     target: ElementFacts | None = None
     drop: ElementFacts | None = None
     count: int | None = None
@@ -289,6 +294,7 @@ def _observe(
                 engine=engine,
                 stops=stops,
                 hosts=hosts,
+                direct=direct,
             )
         elif spec.target == "self" and owner._pw_type == "ElementHandle":
             target, sources = yield from facts_of_handle(
@@ -300,7 +306,7 @@ def _observe(
             target, count, sources = yield from facts_of_locator(
                 raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
                 ugc_selectors=ugc, selector=action.selector, lib=lib, pin=pin, field=field,
-                activate=activate, engine=engine, stops=stops, hosts=hosts,
+                activate=activate, engine=engine, stops=stops, hosts=hosts, direct=direct,
             )  # fmt: skip
         elif spec.target in ("point", "mouse") and page is not None:
             if spec.target == "point":
@@ -311,7 +317,7 @@ def _observe(
             target, sources = yield from facts_at_point(
                 page, x, y, needle=needle, ugc_selectors=ugc, lib=lib, field=field,
                 activate=point_activate, pointer=spec.target == "mouse", engine=engine, pin=pin,
-                stops=stops, hosts=hosts,
+                stops=stops, hosts=hosts, direct=direct,
             )  # fmt: skip
         elif spec.target == "chooser":
             target, sources = yield from facts_of_handle(
@@ -322,13 +328,13 @@ def _observe(
         elif spec.target == "focused" and page is not None:
             target, sources = yield from facts_of_focused(
                 page, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
-                engine=engine, pin=pin, stops=stops, hosts=hosts,
+                engine=engine, pin=pin, stops=stops, hosts=hosts, direct=direct,
             )  # fmt: skip
         elif needle and page is not None:
             try:
                 url_path = parse_url(action.value or "").path if action.kind in _URL_KINDS else None
                 sources = yield from value_sources(
-                    page, needle, ugc_selectors=ugc, lib=lib, path=url_path, engine=engine
+                    page, needle, ugc_selectors=ugc, lib=lib, path=url_path, engine=engine, direct=direct
                 )
             except (FactsUnavailable, EngineMissing):
                 raise
@@ -713,7 +719,7 @@ def guarded_action(
             # a new document replaced it, the navigation went through and nothing is asked.)
             try:
                 stopped = yield from stopped_navigations(
-                    page, shared.facts_reader, shared.reader_engine(page)
+                    page, shared.facts_reader, shared.reader_engine(page), shared.direct_readers.get(page)
                 )
             except FactsUnavailable as exc:
                 verdict = _report_unavailable(step, verdict, str(exc))

@@ -71,6 +71,8 @@ class SharedState:
         self._gate_pending: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         #: one CDP session per page, opened the first time a closed shadow root is read there
         self.cdp_sessions: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        #: per page, the facts reader called over a CDP session of its own (`observe._direct`)
+        self.direct_readers: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         #: the policies' allow-list as the facts reader's pin sees it (see `pin_hosts_for`)
         self.pin_allow = pin_hosts(EgressRules.from_policies(guard.policies))
         self.ugc_selectors: tuple[str, ...] = tuple(

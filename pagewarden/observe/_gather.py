@@ -95,13 +95,22 @@ def install_script(name: str) -> str:
     )
 
 
+def _world_reader(name: str) -> str:
+    """An expression for the facts reader of the current world under `window[name]`: the one
+    already there (installed by the engine or by a direct read: one reader per document, so
+    one pin and one report of stopped navigations), else a new one, listening, put there."""
+    key = json.dumps(name)
+    return (
+        f"(window[{key}] || (() => {{ {_library()}\n const lib = __pwLibrary();"
+        " try { lib.listen(); } catch (e) {}"
+        f" try {{ Object.defineProperty(window, {key}, {{value: lib}}); }} catch (e) {{}}"
+        " return lib; })())"
+    )
+
+
 def engine_source(name: str) -> str:
     """The facts reader as a Playwright selector engine (see `register_reader`)."""
-    return (
-        f"(() => {{ {_library()}\n const lib = __pwLibrary(); try {{ lib.listen(); }} catch (e) {{}}"
-        f" try {{ Object.defineProperty(window, {json.dumps(name)}, {{value: lib}}); }} catch (e) {{}}"
-        " return lib.engine(); })()"
-    )
+    return f"(() => {_world_reader(name)}.engine())()"
 
 
 def register_reader(context: Any, name: str, mode: str) -> Callable[[], Any]:
@@ -163,12 +172,17 @@ def _is_timeout(exc: BaseException) -> bool:
 
 
 def _read(scope: Any, engine: str, entry: str, opts: dict[str, Any], timeout: float | None = None,
-          *, document: bool = False) -> Gather:  # fmt: skip
+          *, document: bool = False, direct: Any = None) -> Gather:  # fmt: skip
     """One round trip: `entry` of the reader in the utility world of `scope`'s frame.
 
     A `document` read (rooted at the document, not at an element the action waits for) is
     bounded by `DOCUMENT_READ_TIMEOUT_MS` and raises `FactsUnavailable` when the page does not
-    answer in time."""
+    answer in time. With `direct` (a `DirectReader` of the page, `scope` being its main frame)
+    the read is one CDP call in that same world, and the usual read only when that fails."""
+    if direct is not None and direct.name == engine:
+        text = yield from direct.read(entry, {**opts, "lib": engine})
+        if text is not None:
+            return _parse(text)
     if document:
         timeout = DOCUMENT_READ_TIMEOUT_MS if timeout is None else min(timeout, DOCUMENT_READ_TIMEOUT_MS)
     kwargs = {} if timeout is None else {"timeout": timeout}
@@ -274,6 +288,13 @@ def plain_css(selector: str | None) -> str | None:
     return text
 
 
+def _main_frame(locator: Any) -> Any:
+    try:
+        return locator.page.main_frame
+    except Exception:  # noqa: BLE001 - a closed page
+        return None
+
+
 def _frame_of(locator: Any) -> Any:
     """The public `Frame` a locator resolves in (None when it cannot be told)."""
     impl = getattr(locator, "_impl_obj", None)
@@ -302,6 +323,7 @@ def facts_of_locator(
     engine: str | None = None,
     stops: list[dict[str, Any]] | None = None,
     hosts: dict[str, Any] | None = None,
+    direct: Any = None,
 ) -> Gather:
     """Facts of the element `locator` resolves to, its match count and where `needle` occurs.
 
@@ -311,7 +333,9 @@ def facts_of_locator(
     `hosts` (``{"allow": [[pattern, …], …], "site": …}``) are the hosts the policies allow, where
     a navigation is not stopped for its origin.
     With `engine` (the reader registered as a selector engine) it is one `get_attribute` round
-    trip in the utility world. Returns ``(facts, count, sources)``; count is None when not known.
+    trip in the utility world (with `direct`, the page's `DirectReader`, a plain CSS locator of
+    the main frame is read over CDP). Returns ``(facts, count, sources)``; count is None when not
+    known.
     """
     opts = {
         "strict": strict,
@@ -333,7 +357,10 @@ def facts_of_locator(
             # waits for nothing but the page's answer, within the action's timeout, as the usual
             # read would; what it leaves to the usual read gets the rest of that timeout.
             started = time.monotonic()
-            result = _check((yield from _read(frame, engine, "select", {**opts, "css": css}, timeout)), stops)
+            main = direct if direct is not None and frame == _main_frame(locator) else None
+            result = _check(
+                (yield from _read(frame, engine, "select", {**opts, "css": css}, timeout, direct=main)), stops
+            )
             if not result.get("fallback"):
                 count = 1 if strict else None
                 return _facts(result.get("facts"), selector), count, _sources(result.get("sources", ()))
@@ -415,6 +442,7 @@ def facts_at_point(
     pin: bool | str = False,
     stops: list[dict[str, Any]] | None = None,
     hosts: dict[str, Any] | None = None,
+    direct: Any = None,
 ) -> Gather:
     """Facts of the element at viewport point (x, y) (into same-origin frames; with
     `activate`, of what a click there activates; with `pointer`, at the mouse's last position
@@ -426,7 +454,9 @@ def facts_at_point(
     if pin and hosts:
         opts["hosts"] = hosts
     if engine:
-        result = _check((yield from _read(page_or_frame, engine, "point", opts, document=True)), stops)
+        result = _check(
+            (yield from _read(page_or_frame, engine, "point", opts, document=True, direct=direct)), stops
+        )
     else:
         result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)), stops)
     return _facts(result.get("facts"), f"point({x:g},{y:g})"), _sources(result.get("sources", ()))
@@ -444,6 +474,7 @@ def facts_of_focused(
     pin: bool | str = False,
     stops: list[dict[str, Any]] | None = None,
     hosts: dict[str, Any] | None = None,
+    direct: Any = None,
 ) -> Gather:
     """Facts of the focused element (where keyboard input goes; with `activate`, of what the
     key activates there). Returns ``(facts, sources)``."""
@@ -454,7 +485,9 @@ def facts_of_focused(
     if pin and hosts:
         opts["hosts"] = hosts
     if engine:
-        result = _check((yield from _read(page_or_frame, engine, "focused", opts, document=True)), stops)
+        result = _check(
+            (yield from _read(page_or_frame, engine, "focused", opts, document=True, direct=direct)), stops
+        )
     else:
         result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)), stops)
     return _facts(result.get("facts"), ":focus"), _sources(result.get("sources", ()))
@@ -468,6 +501,7 @@ def value_sources(
     lib: str | None = None,
     path: str | None = None,
     engine: str | None = None,
+    direct: Any = None,
 ) -> Gather:
     """Where `needle` occurs in the page (text, links, aria attributes).
 
@@ -475,7 +509,7 @@ def value_sources(
     """
     opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "path": path}
     if engine:
-        result = yield from _read(page_or_frame, engine, "sources", opts, document=True)
+        result = yield from _read(page_or_frame, engine, "sources", opts, document=True, direct=direct)
     else:
         result = yield from _run(page_or_frame.evaluate, "sources", (), opts)
     if isinstance(result, dict) and "__error" in result:
@@ -483,14 +517,16 @@ def value_sources(
     return _sources(result if isinstance(result, list) else ())
 
 
-def stopped_navigations(page_or_frame: Any, lib: str, engine: str | None = None) -> Gather:
+def stopped_navigations(
+    page_or_frame: Any, lib: str, engine: str | None = None, direct: Any = None
+) -> Gather:
     """Navigations the installed reader stopped because the page changed a pinned destination.
 
     Returns a list of ``{"expected", "actual", "how"}``; empty when nothing was stopped, or when
     the page has navigated away (then nothing was stopped either).
     """
     if engine:
-        result = yield from _read(page_or_frame, engine, "report", {}, document=True)
+        result = yield from _read(page_or_frame, engine, "report", {}, document=True, direct=direct)
     else:
         result = yield Call(page_or_frame.evaluate, (_installed_js("report"), {"lib": lib}))
     return [item for item in result if isinstance(item, dict)] if isinstance(result, list) else []

@@ -1555,6 +1555,13 @@ function __pwLibrary() {
     };
     return {query: run, queryAll: (root, body) => [run(root, body)]};
   }
+  function direct(body) {
+    // The same read rooted at the document, called over CDP in the world the engine runs in
+    // (see observe/_direct.py): the answer is the JSON string itself.
+    let out;
+    try { out = entry(document, parseJSON(body)); } catch (e) { out = {__error: String(e)}; }
+    return toJSON(out === undefined ? null : out);
+  }
 
-  return Object.freeze({facts, sources, result, atPoint, focused, locator, listen, report, engine, pinAs});
+  return Object.freeze({facts, sources, result, atPoint, focused, locator, listen, report, engine, pinAs, direct});
 }

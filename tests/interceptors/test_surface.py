@@ -275,15 +275,27 @@ async def test_page_loaded_before_the_guard_cannot_break_the_reader(page: Page) 
 
 async def test_unreadable_target_fails_closed(page: Page) -> None:
     """Where only the page's own world can be read (Playwright set up the document's utility
-    world before the guard was attached), a page that breaks the reader gets a BLOCK."""
+    world before the guard was attached, and the locator is not one the guard reads over CDP),
+    a page that breaks the reader gets a BLOCK."""
     await page.goto("http://app.test/plain.html")
     assert await page.locator("#pbutton").text_content()  # Playwright works in the page first
     guarded = Guard().wrap(page)
     await page.evaluate("() => { window.getComputedStyle = () => { throw new Error('no styles'); }; }")
     with pytest.raises(ActionBlocked) as caught:
-        await guarded.click("#pbutton")
+        await guarded.locator("#pbutton").first.click()
     assert "facts" in caught.value.verdict.explanation
     assert await page.title() == "Plain"
+
+
+async def test_reader_over_cdp_reaches_documents_older_than_the_guard(page: Page) -> None:
+    """In the same document, a plain CSS locator is read over CDP in Playwright's utility world
+    (`observe._direct` puts the reader there): the page's patches do not reach it."""
+    await page.goto("http://app.test/plain.html")
+    assert await page.locator("#pbutton").text_content()  # Playwright works in the page first
+    guarded = Guard().wrap(page)
+    await page.evaluate("() => { window.getComputedStyle = () => { throw new Error('no styles'); }; }")
+    await guarded.click("#pbutton")
+    assert await page.title() == "clicked"
 
 
 async def test_patched_dom_cannot_fool_the_installed_reader(page: Page) -> None:

@@ -121,3 +121,16 @@ def test_sync_navigation_gate_refuses_a_popup_off_the_allow_list(sync_page: Page
         page.click("#t")
     popup.value.wait_for_load_state()
     assert [r for r in site.requests_to("other.test") if r.query.get("c") == ["gate-sync-twin"]]
+
+
+def test_sync_reads_go_over_cdp_in_the_utility_world(sync_page: Page) -> None:
+    """The facts reader is called over CDP under the sync API too (`observe._direct`)."""
+    page = Guard(DANGER).wrap(sync_page)
+    page.goto("http://app.test/actions.html")
+    page.locator("#safe").click()
+    reader = page._pw_shared.direct_readers.get(sync_page)  # type: ignore[attr-defined]
+    assert reader is not None and reader.world is not None and reader._installed
+    with pytest.raises(ApprovalRequired):
+        page.locator("#danger").click()
+    page.fill("#stext", "fine")
+    assert _events(page) == ["safe-click", "safe-input:fine"]
