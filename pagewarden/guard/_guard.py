@@ -350,18 +350,22 @@ class Guard:
         findings.extend(browser_findings(step, prediction))
         t_rules = time.perf_counter()
         decision, score = decide(findings, prediction, self.thresholds)
+        ranked = tuple(sorted(findings, key=lambda f: -f.score))  # most severe first
+        guidance = self._guidance(decision, ranked)
+        changes: dict[str, object] = {}  # what the verdict adds to the prediction (one copy)
         if findings:
-            prediction = replace(
-                prediction,
-                violated_policy_ids=tuple(dict.fromkeys(f.policy_id for f in findings)),
-                risk_explanation="; ".join(f.message for f in findings[:3]),
-            )
+            changes["violated_policy_ids"] = tuple(dict.fromkeys(f.policy_id for f in findings))
+            changes["risk_explanation"] = "; ".join(f.message for f in findings[:3])
+        if prediction is not None and prediction.optimization_guidance == "" and guidance:
+            changes["optimization_guidance"] = guidance
+        if changes:
+            prediction = replace(prediction, **changes)  # type: ignore[arg-type]
         verdict = Verdict(
             decision=decision,
             score=score,
-            findings=tuple(sorted(findings, key=lambda f: -f.score)),
-            explanation=self._explain(decision, findings),
-            guidance=self._guidance(decision, findings),
+            findings=ranked,
+            explanation=self._explain(decision, ranked),
+            guidance=guidance,
             prediction=prediction,
             timings_ms={
                 "worldmodel": round((t_model - started) * 1000, 3),
@@ -374,8 +378,6 @@ class Guard:
             step_index=step.index,
             tiers=("rules", "worldmodel") if self.semantic is not None else (),
         )
-        if prediction is not None and prediction.optimization_guidance == "" and verdict.guidance:
-            verdict = replace(verdict, prediction=replace(prediction, optimization_guidance=verdict.guidance))
         return verdict
 
     def judge(self, step: Step, page: Any = None) -> Generator[Any, Any, Verdict]:

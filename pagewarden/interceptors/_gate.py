@@ -6,11 +6,14 @@ yet: a popup that ``window.open`` opened (its first request leaves as the tab is
 new document whose own script moves it on load, a navigation long after the action. Without a
 network layer (`Guard.network` is None) the gate closes those: it routes the browser context's
 requests through Playwright (`BrowserContext.route`, which also holds a popup's first request
-until it is decided) and judges every **top-level navigation** (a page's or a popup's main
-frame; frames, subresources and redirect hops are not judged) against the policies' URL and
-domain rules, exactly as the network layer's egress rules would (`EgressRules`). A refused
-navigation is answered with ``204 No Content``: the browser stays on the page it was on (a
-popup stays blank), nothing reaches the refused host, and the agent's next guarded call raises
+until it is decided) and judges every **navigation** (a page's, a popup's or a frame's
+document; subresources are not judged) against the policies' URL and domain rules, exactly as
+the network layer's egress rules would (`EgressRules`). The hops of HTTP redirects, which
+Playwright's routes do not see, are judged by a browser-level DevTools session
+(`pagewarden.interceptors._hops`). The agent's own routes run behind the gate, and removing
+routes on the guarded context puts the gate's back (`reroute`). A refused navigation is
+answered with ``204 No Content``: the browser stays on the page it was on (a frame or a popup
+stays blank), nothing reaches the refused host, and the agent's next guarded call raises
 `ActionBlocked` naming it, as it does for the network layer's refusals; the refusal is also a
 ``network`` event and a ``network_refused`` log line. In ``monitor`` mode it is reported only.
 

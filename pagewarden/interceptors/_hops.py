@@ -16,8 +16,9 @@ context of the same browser is continued.
 
 The cost: every document request of the browser (not subresources) waits for one DevTools
 round trip to Python. Under the sync API a paused document continues only while the agent's
-thread is inside a Playwright call (as for any Playwright route handler). A context with no
-browser object (``launch_persistent_context``) gets no hop interception.
+thread is inside a Playwright call (as for any Playwright route handler). A persistent context
+(``launch_persistent_context``) has its browser object too; a context without one gets no hop
+interception.
 """
 
 from __future__ import annotations

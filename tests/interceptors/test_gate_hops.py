@@ -308,3 +308,32 @@ async def test_same_site_and_allowed_frames_still_load(
     assert await _until(lambda: any(f.url.endswith(f"c={mark}") for f in page.frames))
     await page.wait_for_timeout(200)
     await guarded.hover("body")
+
+
+async def test_a_persistent_context_gets_its_hops_judged(hops: LocalSite, tmp_path: Any) -> None:
+    """``launch_persistent_context`` (an agent on a browser profile): its hops are judged too."""
+    from playwright.async_api import async_playwright
+
+    from pagewarden._browser import chromium_launch_options
+
+    options = chromium_launch_options(host_map={"*.test": hops.port})
+    async with async_playwright() as playwright:
+        context = await playwright.chromium.launch_persistent_context(str(tmp_path / "profile"), **options)
+        try:
+            page = context.pages[0] if context.pages else await context.new_page()
+            guarded = Guard(POLICIES, goal="Use the app.").wrap(page)
+            for dest in ("evil.test", "other.test"):
+                mark = f"hop-persistent-{dest}"
+                url = _chain(f"http://{dest}/landing?c={mark}", 307, 2)
+                await guarded.goto(_serve(hops, f'<a id="t" href="{url}">Continue</a>'))
+                await _act(guarded)
+                await page.wait_for_timeout(700)
+                if dest == "evil.test":
+                    assert _reached(hops, "evil.test", mark) == []
+                    with pytest.raises(ActionBlocked):
+                        await guarded.hover("body")
+                else:
+                    assert _reached(hops, "other.test", mark)
+                    assert page.url == f"http://other.test/landing?c={mark}"
+        finally:
+            await context.close()

@@ -127,3 +127,18 @@ def test_element_picked() -> None:
     assert element_picked(["Save"], [], BUTTON) == "Save"
     assert element_picked([], ["#pw"], PASSWORD) == "#pw"
     assert element_picked(["Save"], ["#pw"], FIRST) is None
+
+
+def test_ascii_text_is_normalised_as_any_text() -> None:
+    """`normalise` takes a shortcut for ASCII text; it must give what the full folding gives."""
+    import random
+    import string
+
+    from pagewarden.policies.rules._matching import _folded
+
+    rng = random.Random(5)
+    alphabet = string.printable + "\x00\x01\x0b\x0c\x1c\x1f\x7f"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30)))
+        assert normalise.__wrapped__(text) == _folded(text), repr(text)
+    assert all(normalise(chr(c)) == _folded(chr(c)) for c in range(128))

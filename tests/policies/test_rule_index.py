@@ -367,3 +367,41 @@ def test_every_action_kind_is_planned_when_the_book_is_built() -> None:
         step = random_step(rng, guard)
         book.evaluate(RuleContext(step, predict_static(step), guard.session.view(step)))
     assert book._plans == planned  # judging steps built no plan
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_verdict_is_assembled_from_the_books_findings(seed: int) -> None:
+    """`Guard.evaluate` ranks the findings once and copies the prediction once: the verdict is
+    what its parts say (findings most severe first, in policy order among equals; the
+    prediction's violated policies and explanation in policy order; guidance shared)."""
+    from pagewarden.guard._browser import browser_findings
+    from pagewarden.guard._risk import decide
+
+    rng = random.Random(300 + seed)
+    guard = Guard(_copies(rng, random_policies(rng, 20)), baseline=False)
+    blocked = 0
+    for _ in range(60):
+        step = random_step(rng, guard)
+        prediction = predict_static(step)
+        view = guard.session.view(step)
+        findings, errors = guard.rulebook.evaluate(RuleContext(step, prediction, view, secrets=guard.secrets))
+        findings += browser_findings(step, prediction)
+        decision, score = decide(findings, prediction, guard.thresholds)
+        verdict = guard.evaluate(step, prediction=prediction)
+        assert (verdict.decision, verdict.score) == (decision, score)
+        assert list(verdict.findings) == sorted(findings, key=lambda f: -f.score)
+        assert verdict.explanation == Guard._explain(decision, findings)
+        assert verdict.guidance == Guard._guidance(decision, findings)
+        assert verdict.tier_errors == tuple(errors)
+        seen = verdict.prediction
+        assert seen is not None
+        if findings:
+            assert seen.violated_policy_ids == tuple(dict.fromkeys(f.policy_id for f in findings))
+            assert seen.risk_explanation == "; ".join(f.message for f in findings[:3])
+        else:
+            assert seen == prediction
+        expected = prediction.optimization_guidance or verdict.guidance
+        assert seen.optimization_guidance == expected
+        blocked += decision.value != "allow"
+        guard.commit(step, verdict, ran=verdict.allowed)
+    assert blocked > 0

@@ -41,6 +41,7 @@ from pagewarden.policies.rules._index import (
     entry_keys,
     step_keys,
     step_texts,
+    trigram_set,
     trigrams_of,
 )
 
@@ -59,6 +60,8 @@ class _Plan:
     #: rules keyed by a literal, by family of what of the step the literal must appear in,
     #: then by trigram key family (``tri``, ``lo``, …), then by the trigram chosen for it
     grams: dict[str, dict[str, dict[str, list[CompiledRule]]]] = field(default_factory=dict)
+    #: the same trigrams as sets (a step's trigrams are intersected with them)
+    gram_sets: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
     #: rules that can fire only once a count they share reached their limit (`CompiledRule.gate`):
     #: per count, the rule that reads it, the limits in ascending order and their rules
     gated: list[tuple[CompiledRule, list[int], list[CompiledRule]]] = field(default_factory=list)
@@ -173,6 +176,10 @@ class RuleBook:
         for members in gates.values():
             members.sort(key=_FIRST)
             plan.gated.append((members[0][1], [limit for limit, _ in members], [r for _, r in members]))
+        plan.gram_sets = {
+            family: {gram_kind: frozenset(by_gram) for gram_kind, by_gram in by_kind.items()}
+            for family, by_kind in plan.grams.items()
+        }
         self._plans[kind] = plan
         return plan
 
@@ -202,14 +209,12 @@ class RuleBook:
                             found[id(rule)] = rule
         for family, by_kind in plan.grams.items():
             texts = step_texts(ctx, family)
+            indexed = plan.gram_sets[family]
             for gram_kind, by_gram in by_kind.items():
-                get = by_gram.get
                 for text in texts.get(gram_kind, ()):
-                    for i in range(len(text) - 2):
-                        rules = get(text[i : i + 3])
-                        if rules is not None:
-                            for rule in rules:
-                                found[id(rule)] = rule
+                    for gram in trigram_set(text) & indexed[gram_kind]:
+                        for rule in by_gram[gram]:
+                            found[id(rule)] = rule
         if not found:
             return plan.always
         # the rules that always run and those found are disjoint: one sort gives policy order

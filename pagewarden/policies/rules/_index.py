@@ -41,6 +41,7 @@ __all__ = [
     "step_texts",
     "term_keys",
     "trigram_keys",
+    "trigram_set",
 ]
 
 Key = tuple[str, ...] | tuple[str, str, int]
@@ -146,6 +147,13 @@ def trigrams_of(literal: str) -> list[str]:
     return list(dict.fromkeys(literal[i : i + 3] for i in range(len(literal) - 3, -1, -1)))
 
 
+@lru_cache(maxsize=4096)
+def trigram_set(text: str) -> frozenset[str]:
+    """The three-character substrings of `text` (a step's text, intersected with the trigrams
+    the book indexes rules by)."""
+    return frozenset([text[i : i + 3] for i in range(len(text) - 2)])
+
+
 def union(parts: Iterable[frozenset[Key] | None]) -> frozenset[Key] | None:
     """All keys of `parts`; None when one of them is None (then nothing can be skipped)."""
     out: set[Key] = set()
@@ -161,17 +169,25 @@ def _near_lengths(length: int) -> range:
     return range(max(4, (length * 4) // 5 - 3), (length * 5) // 4 + 4)
 
 
+@lru_cache(maxsize=1024)
+def _near_sizes(size: int) -> tuple[int, ...]:
+    """Lengths of the terms a text of `size` characters may be a near spelling of (`_names`:
+    lengths close enough, and a similarity of 0.9 needs 2·min ≥ 0.9·(sum))."""
+    return tuple(
+        length
+        for length in _near_lengths(size)
+        if abs(length - size) <= max(2, length // 5) and 2 * min(length, size) >= 0.89 * (length + size)
+    )
+
+
 @lru_cache(maxsize=4096)
 def _text_keys(text: str) -> frozenset[Key]:
     folded = normalise(text)
     if not folded:
         return frozenset()
     keys: set[Key] = {("tok", token) for token in _TOKEN.findall(folded)}
-    size = len(folded)
-    for length in _near_lengths(size):
-        # `_names`: lengths close enough, and a similarity of 0.9 needs 2·min ≥ 0.9·(sum)
-        if abs(length - size) <= max(2, length // 5) and 2 * min(length, size) >= 0.89 * (length + size):
-            keys.add(("near", folded[0], length))
+    first = folded[0]
+    keys.update(("near", first, length) for length in _near_sizes(len(folded)))
     return frozenset(keys)
 
 

@@ -62,6 +62,15 @@ _CONFUSABLES = str.maketrans(
 def normalise(text: str) -> str:
     """NFKC, invisible characters and combining marks removed, look-alikes folded to Latin,
     lower-case, whitespace collapsed."""
+    if text.isascii():
+        # ASCII is its own NFKC and NFD form and has no combining marks or invisible
+        # characters (`_folded` is the same without these shortcuts)
+        return _SPACE.sub(" ", text.lower().translate(_CONFUSABLES)).strip()
+    return _folded(text)
+
+
+def _folded(text: str) -> str:
+    """`normalise` for any text."""
     text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     decomposed = unicodedata.normalize("NFD", text)
     if any(unicodedata.combining(ch) for ch in decomposed):

@@ -68,13 +68,17 @@ class _Forms:
     digits: str
 
 
+_NOT_DIGIT = re.compile(r"\D")
+
+
 @lru_cache(maxsize=4096)
 def _forms(text: str) -> _Forms:
     variants = [text]
     if "%" in text or "+" in text:
         variants += [unquote(text), unquote_plus(text)]
     lowered = tuple(dict.fromkeys(v.lower() for v in variants))
-    return _Forms(lowered, normalise(" ".join(variants)), re.sub(r"\D", "", " ".join(variants)))
+    joined = " ".join(variants)
+    return _Forms(lowered, normalise(joined), _NOT_DIGIT.sub("", joined))
 
 
 @dataclass(frozen=True, slots=True)
