@@ -1,8 +1,10 @@
 """Overhead of the guard: actions on a guarded page versus raw Playwright, side by side.
 
-Pages served by `LocalSite` on 127.0.0.1, each opened twice in one Chromium — in a raw context
-and in a context whose page `Guard(goal=…)` wraps (the embedded default: deterministic tier,
-no proxy, no trace):
+Pages served by `LocalSite` on 127.0.0.1, each opened twice — in a raw context and in a context
+whose page `Guard(goal=…)` wraps (the embedded default: deterministic tier, no proxy, no
+trace), each in its own Chromium launched afresh for the row, so that what the guard installs
+browser-wide (the navigation gate's DevTools session, which pauses every document of its
+browser for one round trip) does not slow the raw side:
 
 * settings pages with 100, 500, 2,000 and 10,000 interactive elements (buttons, labelled
   text fields, links): click, fill, press on every size; link clicks (to another page) and
@@ -244,11 +246,11 @@ async def _timed(op: Op, page: Any, i: int, pause_s: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-async def _run(browser: Any, site: LocalSite, scenario: Scenario, iterations: int, warmup: int,
+async def _run(browsers: tuple[Any, Any], site: LocalSite, scenario: Scenario, iterations: int, warmup: int,
                pause_ms: float, seed: int) -> dict[str, Any]:  # fmt: skip
     url = site.url(HOST, scenario.path)
-    raw_context = await browser.new_context()
-    guarded_context = await browser.new_context()
+    raw_context = await browsers[0].new_context()
+    guarded_context = await browsers[1].new_context()
     try:
         raw = await raw_context.new_page()
         guard = Guard(allowed_policies(scenario.policies), goal="Adjust the settings on app.bench.test.")
@@ -294,16 +296,27 @@ async def measure(iterations: int, warmup: int, pause_ms: float = 34.0, seed: in
     failed: list[dict[str, str]] = []
     with site:
         async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(**chromium_launch_options(host_map={HOST: site.port}))
+            options = chromium_launch_options(host_map={HOST: site.port})
+            version = ""
             for scenario in scenarios(only):
+                # Raw and guarded run in two browsers launched afresh for the row: what the guard
+                # installs browser-wide (the navigation gate's DevTools session pauses every
+                # document of the browser) must neither slow the raw side nor linger into the
+                # next row.
+                launch = playwright.chromium.launch
+                browsers = (await launch(**options), await launch(**options))
+                version = browsers[0].version
                 try:
-                    row = await _run(browser, site, scenario, iterations, warmup, pause_ms, seed)
+                    row = await _run(browsers, site, scenario, iterations, warmup, pause_ms, seed)
                 except Exception as exc:  # noqa: BLE001 - one broken row must not lose the others
                     if console is not None:
                         console.print(f"{scenario.name}: failed: {type(exc).__name__}", highlight=False)
                     error = f"{type(exc).__name__}: {str(exc)[:300]}"
                     failed.append({"scenario": scenario.name, "error": error})
                     continue
+                finally:
+                    for browser in browsers:
+                        await browser.close()
                 rows.append(row)
                 if console is not None:
                     console.print(
@@ -311,12 +324,10 @@ async def measure(iterations: int, warmup: int, pause_ms: float = 34.0, seed: in
                         f"{row['guarded']['median_ms']:.1f} ms, ratio {row['ratio_median']:.2f}",
                         highlight=False,
                     )
-            version = browser.version
-            await browser.close()
     return {
         "benchmark": "overhead",
         "description": "median time of actions, guarded (deterministic tier, no proxy, no trace) vs raw "
-        "Playwright, measured side by side in one run",
+        "Playwright, measured side by side in one run (interleaved, each side in its own browser)",
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "environment": {
             "pagewarden": __version__,
