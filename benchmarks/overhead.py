@@ -1,10 +1,10 @@
 """Overhead of the guard: actions on a guarded page versus raw Playwright, side by side.
 
-Pages served by `LocalSite` on 127.0.0.1, each opened twice — in a raw context and in a context
-whose page `Guard(goal=…)` wraps (the embedded default: deterministic tier, no proxy, no
-trace), each in its own Chromium launched afresh for the row, so that what the guard installs
-browser-wide (the navigation gate's DevTools session, which pauses every document of its
-browser for one round trip) does not slow the raw side:
+Pages served by `LocalSite` on 127.0.0.1, each opened twice in one Chromium — in a raw context
+and in a context whose page `Guard(goal=…)` wraps (the embedded default: deterministic tier,
+no proxy, no trace). Link and submit rows, which load a document while timed, run each side in
+its own Chromium launched for the row, because the navigation gate's DevTools session pauses
+every document of its browser for one round trip and must not slow the raw side:
 
 * settings pages with 100, 500, 2,000 and 10,000 interactive elements (buttons, labelled
   text fields, links): click, fill, press on every size; link clicks (to another page) and
@@ -297,15 +297,17 @@ async def measure(iterations: int, warmup: int, pause_ms: float = 34.0, seed: in
     with site:
         async with async_playwright() as playwright:
             options = chromium_launch_options(host_map={HOST: site.port})
-            version = ""
+            shared = await playwright.chromium.launch(**options)
+            version = shared.version
             for scenario in scenarios(only):
-                # Raw and guarded run in two browsers launched afresh for the row: what the guard
-                # installs browser-wide (the navigation gate's DevTools session pauses every
-                # document of the browser) must neither slow the raw side nor linger into the
-                # next row.
+                # Rows that load a document while timed (link, submit) run each side in its own
+                # browser, launched afresh: the navigation gate's DevTools session pauses every
+                # document of its browser, which must not slow the raw side. The other rows share
+                # one browser, so both sides see the same browser state (a fresh browser's raw
+                # click median alone moves by two animation frames from one launch to the next).
+                own = scenario.navigates
                 launch = playwright.chromium.launch
-                browsers = (await launch(**options), await launch(**options))
-                version = browsers[0].version
+                browsers = (await launch(**options), await launch(**options)) if own else (shared, shared)
                 try:
                     row = await _run(browsers, site, scenario, iterations, warmup, pause_ms, seed)
                 except Exception as exc:  # noqa: BLE001 - one broken row must not lose the others
@@ -315,7 +317,7 @@ async def measure(iterations: int, warmup: int, pause_ms: float = 34.0, seed: in
                     failed.append({"scenario": scenario.name, "error": error})
                     continue
                 finally:
-                    for browser in browsers:
+                    for browser in browsers if own else ():
                         await browser.close()
                 rows.append(row)
                 if console is not None:
@@ -324,10 +326,12 @@ async def measure(iterations: int, warmup: int, pause_ms: float = 34.0, seed: in
                         f"{row['guarded']['median_ms']:.1f} ms, ratio {row['ratio_median']:.2f}",
                         highlight=False,
                     )
+            await shared.close()
     return {
         "benchmark": "overhead",
         "description": "median time of actions, guarded (deterministic tier, no proxy, no trace) vs raw "
-        "Playwright, measured side by side in one run (interleaved, each side in its own browser)",
+        "Playwright, measured side by side in one run (interleaved; link and submit rows: each side "
+        "in its own browser)",
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "environment": {
             "pagewarden": __version__,
