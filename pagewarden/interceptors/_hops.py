@@ -31,6 +31,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from pagewarden._url import parse_url
+from pagewarden.interceptors._pipeline import drive_async, drive_sync
 from pagewarden.observe._gather import Call
 from pagewarden.policies._egress import NETWORK_POLICY, Refusal
 
@@ -45,41 +46,13 @@ Steps = Generator[Call, Any, Any]
 
 
 def drive_hops_sync(steps: Steps | None) -> Any:
-    """Run `steps` under the sync API (each call made directly)."""
-    if steps is None:
-        return None
-    value: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            call = steps.throw(error) if error is not None else steps.send(value)
-        except StopIteration as stop:
-            return stop.value
-        value, error = None, None
-        try:
-            value = call.fn(*call.args, **call.kwargs)
-        except Exception as exc:  # noqa: BLE001 - handed back into the steps
-            error = exc
+    """Run `steps` under the sync API (each call made directly; the pipeline's driver)."""
+    return None if steps is None else drive_sync(steps)
 
 
 async def drive_hops_async(steps: Steps | None) -> Any:
-    """Run `steps` under the async API (each awaitable awaited)."""
-    if steps is None:
-        return None
-    value: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            call = steps.throw(error) if error is not None else steps.send(value)
-        except StopIteration as stop:
-            return stop.value
-        value, error = None, None
-        try:
-            value = call.fn(*call.args, **call.kwargs)
-            if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
-                value = await value
-        except Exception as exc:  # noqa: BLE001 - handed back into the steps
-            error = exc
+    """Run `steps` under the async API (each awaitable awaited; the pipeline's driver)."""
+    return None if steps is None else await drive_async(steps)
 
 
 def _frame_ids(tree: dict[str, Any]) -> set[str]:
