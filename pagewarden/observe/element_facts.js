@@ -119,7 +119,27 @@ function __pwLibrary() {
   };
   const isElement = (n) => !!n && nodeTypeOf(n) === 1;
   const tag = (el) => toLower(tagNameOf(el));
-  const style = (el, name) => styleValue(computedStyle(W, el), name);
+  // What one read has already read: each element's computed style (the live declaration and the
+  // values taken from it) and accessible name. The walks over an element's ancestors (visibility,
+  // opacity, dialogs, overlays) read the same properties of the same elements; nothing the page
+  // does can run in between, within one synchronous read. Made at the start of every read and
+  // dropped at its end (`reading`): outside a read, every value is read afresh.
+  let memo = null;
+  function reading(fn) {
+    return function (...args) {
+      const outer = memo;
+      memo = {styles: new Map(), names: new Map()};
+      try { return apply(fn, this, args); } finally { memo = outer; }
+    };
+  }
+  const style = (el, name) => {
+    if (!memo) return styleValue(computedStyle(W, el), name);
+    let known = memo.styles.get(el);
+    if (!known) { known = {decl: computedStyle(W, el), values: new Map()}; memo.styles.set(el, known); }
+    let value = known.values.get(name);
+    if (value === undefined) { value = styleValue(known.decl, name); known.values.set(name, value); }
+    return value;
+  };
 
   function clip(text, n) {
     text = trimText(replaceText(String(text || ""), /\s+/g, " "));
@@ -1080,14 +1100,68 @@ function __pwLibrary() {
   // Names as the accessibility tree gives them (aria-labelledby, then aria-label, then <label>),
   // so the guard and Playwright's get_by_label / get_by_role agree on which field is which.
   function accessibleName(el) {
+    if (!memo) return nameOf(el);
+    let name = memo.names.get(el);
+    if (name === undefined) { name = nameOf(el); memo.names.set(el, name); }
+    return name;
+  }
+  function nameOf(el) {
     const labelledBy = refsText(el, "aria-labelledby");
     if (labelledBy.length) return clip(joinList(labelledBy, " "), 200);
     const aria = getAttr(el, "aria-label");
     if (aria && trimText(aria)) return clip(aria, 200);
     const parts = [];
-    const labels = instanceGet(labelsGetters, el, null);
-    if (labels) for (const label of labels) push(parts, innerTextOf(label) || textOf(label, 200));
+    const labels = instanceGet(labelsGetters, el, null);  // null: not a labelable element
+    if (labels) for (const label of labelsOf(el, labels)) push(parts, innerTextOf(label) || textOf(label, 200));
     return clip(joinList(parts, " "), 200);
+  }
+
+  // The <label>s of a field, in tree order, as its `labels` list gives them, without that list's
+  // walk over the whole document for each new field: the labels with a `for` attribute are indexed
+  // by it once per version of the element tree and of `for` attributes; the labels around the
+  // field are found by walking up. Each is checked to label the field (`control`, the browser's
+  // own answer). A field in a shadow tree or another document reads its own `labels` list.
+  let labelIndex = null;
+  const LABEL_ATTRS_FOR = ["for"];
+  const comparePosition = uncurry(NP.compareDocumentPosition);
+  function labelsOf(el, labels) {
+    const doc = ownerDocumentOf(el);
+    if (doc !== document || rootOf(el) !== doc) return labels;
+    observeChanges();
+    if (!observing) return labels;
+    const version = versionOf(LABEL_ATTRS_FOR);
+    if (!labelIndex || labelIndex.version !== version) {
+      const byFor = new Map();
+      for (const label of labelsByTag(doc, "label")) {
+        const target = getAttr(label, "for");
+        if (target === null) continue;
+        const list = byFor.get(target);
+        if (list) push(list, label); else byFor.set(target, [label]);
+      }
+      labelIndex = {version, byFor};
+    }
+    const around = [];
+    for (let node = parentElementOf(el); node; node = parentElementOf(node)) {
+      if (isTag(node, "label") && controlOf(node) === el) push(around, node);
+    }
+    const out = [];
+    for (let i = around.length - 1; i >= 0; i--) push(out, around[i]);  // outermost first
+    const id = getAttr(el, "id");
+    const named = id ? labelIndex.byFor.get(id) : null;
+    if (!named) return out;
+    for (const label of named) {
+      if (controlOf(label) !== el) continue;
+      // in tree order among those found so far (a label around the field, another naming it by id)
+      let at = out.length, seen = false;
+      for (let i = 0; i < out.length; i++) {
+        if (out[i] === label) { seen = true; break; }
+        if (at === out.length && comparePosition(label, out[i]) & 4) at = i;  // `label` comes first
+      }
+      if (seen) continue;
+      for (let i = out.length; i > at; i--) out[i] = out[i - 1];
+      out[at] = label;
+    }
+    return out;
   }
 
   function effectiveOpacity(el) {
@@ -1104,7 +1178,18 @@ function __pwLibrary() {
     ":not([type=image]):not([type=checkbox]):not([type=radio]), textarea, select, [contenteditable=true]";
 
   const controlOf = getter(HTMLLabelElement.prototype, "control");
-  const originOfURL = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
+  // The origin of a URL string (the last few asked are remembered: a read asks for the page's own
+  // several times).
+  const origins = new Map();
+  const originOfURL = (url) => {
+    const key = String(url);
+    let origin = origins.get(key);
+    if (origin !== undefined) return origin;
+    try { origin = new URL_(key).origin; } catch (e) { origin = "null"; }
+    if (origins.size >= 16) origins.clear();
+    origins.set(key, origin);
+    return origin;
+  };
   const Set_ = W.Set;
   // The names a mirror search compares, per document: elements by their exact aria-label /
   // placeholder (gathered again when the element tree or those attributes changed), and the text
@@ -1132,10 +1217,14 @@ function __pwLibrary() {
     }
     if (old && old.textVersion === names.textVersion) names.labels = old.labels;
     else {
-      names.labels = [];
+      // label text as compared (white space collapsed, lower case) -> the labels carrying it
+      names.labels = new Map();
+      let n = 0;
       for (const label of labelsByTag(doc, "label")) {
-        if (names.labels.length >= 150) break;
-        push(names.labels, [textContentOf(label) || "", label]);
+        if (n++ >= 150) break;
+        const text = toLower(trimText(replaceText(textContentOf(label) || "", /\s+/g, " ")));
+        const list = names.labels.get(text);
+        if (list) push(list, label); else names.labels.set(text, [label]);
       }
     }
     if (cacheable) fieldNames.set(doc, names);
@@ -1165,10 +1254,9 @@ function __pwLibrary() {
       const named = namesOfFields(doc);
       const candidates = [];
       for (const other of named.byAttr.get(shown) || []) push(candidates, other);
-      for (const [text, label] of named.labels) {
-        if (text.length < name.length || text.length > name.length * 3 + 24) continue;
+      for (const label of named.labels.get(name) || []) {
         const control = controlOf(label);
-        if (control && toLower(trimText(replaceText(text, /\s+/g, " "))) === name) push(candidates, control);
+        if (control) push(candidates, control);
       }
       for (const other of new Set_(candidates)) {
         if (other === el || !matchesSel(other, FIELD_SELECTOR)) continue;
@@ -1296,7 +1384,7 @@ function __pwLibrary() {
   // passes after all page handlers ran. Within the pin's window this also stops navigations the
   // page's script starts (`location = …`, `form.submit()`) to an origin the guard did not judge;
   // a navigation a page script starts by itself later is left to the network layer.
-  const originOf = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
+  const originOf = (url) => originOfURL(url);
   const urlHostOf = (url) => { try { return new URL_(url).hostname; } catch (e) { return ""; } };
   const endsWith = uncurry(String.prototype.endsWith);
   let pinned = null;
@@ -1545,14 +1633,14 @@ function __pwLibrary() {
     return out;
   }
   function engine() {
-    const run = (root, body) => {
+    const run = reading((root, body) => {
       let out;
       try { out = entry(root, parseJSON(body)); } catch (e) { out = {__error: String(e)}; }
       const doc = nodeTypeOf(root) === 9 ? root : ownerDocumentOf(root);
       const holder = createEl(doc, "pw-facts");
       setAttr(holder, "d", toJSON(out === undefined ? null : out));
       return holder;
-    };
+    });
     return {query: run, queryAll: (root, body) => [run(root, body)]};
   }
   function direct(body) {
@@ -1563,5 +1651,7 @@ function __pwLibrary() {
     return toJSON(out === undefined ? null : out);
   }
 
-  return Object.freeze({facts, sources, result, atPoint, focused, locator, listen, report, engine, pinAs, direct});
+  return Object.freeze({facts: reading(facts), sources: reading(sources), result: reading(result),
+    atPoint: reading(atPoint), focused: reading(focused), locator: reading(locator), listen, report,
+    engine, pinAs, direct: reading(direct)});
 }
