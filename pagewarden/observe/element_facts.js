@@ -1443,7 +1443,9 @@ function __pwLibrary() {
     } catch (e) { /* a cross-origin parent */ }
     return o;
   }
+  let pinnedLib = null;  // the reader's name in each window (`opts.lib`): a frame's stops go to the top's
   function pin(el, f, mode, lib, policy) {
+    if (lib) pinnedLib = lib;
     // mode "page": the action activates nothing (hover, focus, typing, a change): only the page's
     // own origin was judged, so a navigation its handlers start elsewhere is stopped. "links":
     // link and form activations only (a network layer judges what scripts start).
@@ -1497,8 +1499,31 @@ function __pwLibrary() {
   }
   function stop(event, actual, how) {
     if (cancelableOf(event)) preventDefault(event);
-    push(stopped, {expected: pinned.expected, actual, how});
+    const item = {expected: pinned.expected, actual, how};
+    noteStop(item);
+    if (W.top !== W) forwardStop(item);
+  }
+  function noteStop(item) {
+    push(stopped, item);
     if (stopped.length > 8) stopped.shift();
+  }
+  // A frame's stop is told to the top document's reader, which the guard reads with the action's
+  // check and with the next action (no extra round trip): a same-origin top's reader takes it
+  // straight into its list; across origins a message carries the how and the origin stopped (not
+  // the URL: the top page sees the message, and the URL may hold what the frame tried to send).
+  const STOP_KEY = "__pagewardenFrameStop";
+  function forwardStop(item) {
+    let theirs = null;
+    try { theirs = pinnedLib ? W.top[pinnedLib] : null; } catch (e) { theirs = null; }
+    if (theirs && theirs.noteStop) { try { theirs.noteStop(item); return; } catch (e) { /* */ } }
+    try { W.top.postMessage({[STOP_KEY]: {how: String(item.how), actual: originOf(item.actual)}}, "*"); } catch (e) { /* */ }
+  }
+  function onStopMessage(event) {
+    let data = null;
+    try { data = event.data; } catch (e) { return; }
+    if (!data || typeof data !== "object" || !data[STOP_KEY] || event.source === W) return;
+    const note = data[STOP_KEY];
+    noteStop({expected: null, actual: String(note.actual || "a frame's destination"), how: "frame " + String(note.how || "navigation")});
   }
   // The judged activation was neither a link nor a submit button, yet the click reaches one that
   // is not the judged element: the page put it there after the guard's read (an element
@@ -1574,6 +1599,7 @@ function __pwLibrary() {
     add(W, "submit", onSubmit, true);
     add(W, "submit", onSubmit, false);
     if (W.navigation && NavigateEvent_) add(W.navigation, "navigate", onNavigate, false);
+    if (W.top === W) add(W, "message", onStopMessage, true);
     watchOverlays(add);
   }
   function report() {
@@ -1653,5 +1679,5 @@ function __pwLibrary() {
 
   return Object.freeze({facts: reading(facts), sources: reading(sources), result: reading(result),
     atPoint: reading(atPoint), focused: reading(focused), locator: reading(locator), listen, report,
-    engine, pinAs, direct: reading(direct)});
+    engine, pinAs, direct: reading(direct), noteStop});
 }
