@@ -923,27 +923,36 @@ function __pwLibrary() {
   let pageIndex = null;
   function indexOfPage(doc, body) {
     const old = observing && pageIndex && pageIndex.body === body ? pageIndex : null;
-    const index = {body, text: null, textVersion, links: null, linksVersion: versionOf(LINK_ATTRS),
-                   labels: null, labelsVersion: versionOf(LABEL_ATTRS)};
+    // `linksText` / `labelsText`: every entry's lower-case targets / labels in one string, so a
+    // search for a value none of them carries is one native scan, not one per element.
+    const index = {body, text: null, textVersion, links: null, linksText: "", linksVersion: versionOf(LINK_ATTRS),
+                   labels: null, labelsText: "", labelsVersion: versionOf(LABEL_ATTRS)};
     if (old && old.textVersion === textVersion) index.text = old.text;
     else index.text = toLower(textContentOf(body) || "");
-    if (old && old.linksVersion === index.linksVersion) index.links = old.links;
+    if (old && old.linksVersion === index.linksVersion) { index.links = old.links; index.linksText = old.linksText; }
     else {
       index.links = [];
+      const texts = [];
       for (const el of docQueryAll(doc, "[href], [action]")) {
         const href = getAttr(el, "href"), action = getAttr(el, "action");
-        push(index.links, [el, toLower(href || ""), toLower(action || ""), href || action || ""]);
+        const entry = [el, toLower(href || ""), toLower(action || ""), href || action || ""];
+        push(index.links, entry);
+        push(texts, entry[1], entry[2]);
       }
+      index.linksText = joinList(texts, "\u0000");
     }
-    if (old && old.labelsVersion === index.labelsVersion) index.labels = old.labels;
+    if (old && old.labelsVersion === index.labelsVersion) { index.labels = old.labels; index.labelsText = old.labelsText; }
     else {
       index.labels = [];
+      const texts = [];
       for (const el of docQueryAll(doc, "[aria-label], [title], [aria-description], [alt]")) {
         const parts = [getAttr(el, "aria-label"), getAttr(el, "title"), getAttr(el, "aria-description"), getAttr(el, "alt")];
         let lowered = "";
         for (const v of parts) if (v) lowered += toLower(v) + "\u0000";
         push(index.labels, [el, parts, lowered]);
+        push(texts, lowered);
       }
+      index.labelsText = joinList(texts, "\u0000");
     }
     if (observing) pageIndex = index;
     return index;
@@ -1004,7 +1013,8 @@ function __pwLibrary() {
     const linkBlock = joinList(UGC_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li";
     const hrefNeedle = opts.path && opts.path.length >= 2 ? opts.path : needle;
     const hrefLower = toLower(hrefNeedle);
-    for (const [a, hrefAttr, actionAttr, raw] of page.links) {
+    // (no entry carries it when the joined text does not)
+    for (const [a, hrefAttr, actionAttr, raw] of indexOf(page.linksText, hrefLower) >= 0 ? page.links : []) {
       if (out.length >= 6) break;
       if (indexOf(hrefAttr, hrefLower) < 0 && indexOf(actionAttr, hrefLower) < 0) continue;
       const href = raw ? resolve(raw, a) : "";
@@ -1012,7 +1022,7 @@ function __pwLibrary() {
         add(a, textOf(closestAcross(a, linkBlock) || a, 900) + " " + href, "href");
       }
     }
-    for (const [a, parts, lowered] of page.labels) {
+    for (const [a, parts, lowered] of indexOf(page.labelsText, lower) >= 0 ? page.labels : []) {
       if (out.length >= 6) break;
       if (indexOf(lowered, lower) < 0) continue;
       const shown = [];
