@@ -58,12 +58,22 @@ def _launch_options(
     return chromium_launch_options(headless=headless, host_map=host_map, extra_args=args)
 
 
+def _gated(active: Guard) -> bool:
+    from pagewarden.interceptors._gate import gate_needed
+
+    return gate_needed(active)
+
+
 def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[str, Any]:
     """The browser context's options; behind the proxy, its session token in every request
     and no service workers (a worker registered by a page could answer the agent's later
     navigations itself, and its own requests carry no session token)."""
     result = dict(options or {})
     network = getattr(active, "network", None)
+    if network is None and _gated(active):
+        # without the proxy the navigation gate judges requests through Playwright's routes,
+        # which do not see a service worker's own requests
+        result.setdefault("service_workers", "block")
     if network is not None:
         result.setdefault("service_workers", "block")
         from pagewarden.proxy._tokens import accept_language
