@@ -64,6 +64,12 @@ def _gated(active: Guard) -> bool:
     return gate_needed(active)
 
 
+def _gate_args(active: Guard, network: Any) -> tuple[str, ...]:
+    """Chromium flags for a browser the navigation gate guards without the proxy: no shared
+    workers (Playwright's routes do not see their requests)."""
+    return ("--disable-blink-features=SharedWorker",) if network is None and _gated(active) else ()
+
+
 def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[str, Any]:
     """The browser context's options; behind the proxy, its session token in every request
     and no service workers (a worker registered by a page could answer the agent's later
@@ -181,9 +187,9 @@ async def launch(
             await asyncio.to_thread(verify_enforcing, network)
         async with async_playwright() as playwright:
             try:
-                browser = await playwright.chromium.launch(
-                    **_launch_options(headless, host_map, browser_args, network)
-                )
+                args = _gate_args(active, network) + tuple(browser_args)
+                options = _launch_options(headless, host_map, args, network)
+                browser = await playwright.chromium.launch(**options)
             except Error as exc:
                 raise _friendly(exc) from exc
             try:
@@ -234,7 +240,8 @@ def launch_sync(
             verify_enforcing(network)
         with sync_playwright() as playwright:
             try:
-                options = _launch_options(headless, host_map, browser_args, network)
+                args = _gate_args(active, network) + tuple(browser_args)
+                options = _launch_options(headless, host_map, args, network)
                 browser = playwright.chromium.launch(**options)
             except Error as exc:
                 raise _friendly(exc) from exc

@@ -34,7 +34,9 @@ have no URL or domain rule installs no gate. Playwright disables the HTTP cache 
 whose requests it routes.
 
 Not seen by the gate (the network layer sees them): a shared worker's or a service worker's own
-requests (`launch` blocks service workers when a gate is needed), the redirect hops of a
+requests (`launch` blocks service workers and shared workers when a gate is needed), a
+websocket opened outside Playwright's mock of the page's ``WebSocket`` (from a worker, or with a
+constructor the page captured before the guard was attached), the redirect hops of a
 subresource, DNS prefetch / preconnect, WebRTC.
 """
 

@@ -282,3 +282,25 @@ async def test_known_gap_websockets_outside_the_mock(page: Page, site: LocalSite
     await guarded.fill("#q", "x")
     await _until(lambda: bool(_reached(site, "evil.test", mark)))  # the gap: it arrives
     assert _reached(site, "evil.test", mark) == []
+
+
+@pytest.mark.parametrize("policies", ["domain_rules", "none"])
+async def test_launch_without_the_proxy_has_no_shared_workers_under_domain_rules(
+    site: LocalSite, policies: str
+) -> None:
+    """Playwright's routes do not see a shared worker's requests: a browser `launch(proxy=False)`
+    starts for a guard with domain rules has no `SharedWorker`, so the page's exfiltration by one
+    goes nowhere; without such rules, shared workers are left alone (and do reach the host)."""
+    from pagewarden import launch
+
+    chosen = POLICIES if policies == "domain_rules" else PolicySet.from_dict({"version": 1, "policies": []})
+    mark = f"egress-launch-shared-{policies}"
+    async with launch(policies=chosen, goal="Use the app.", host_map={"*.test": site.port}) as guarded:
+        await guarded.goto(_serve(site, "shared_worker", "evil.test", mark))
+        await guarded.fill("#secret", "hello-world-123")
+        if policies == "domain_rules":
+            await guarded._pw_obj.wait_for_timeout(800)
+            assert _reached(site, "evil.test", mark) == []
+            assert await guarded._pw_obj.evaluate("typeof SharedWorker") == "undefined"
+        else:
+            assert await _until(lambda: bool(_reached(site, "evil.test", mark)))
