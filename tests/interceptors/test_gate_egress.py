@@ -304,3 +304,30 @@ async def test_launch_without_the_proxy_has_no_shared_workers_under_domain_rules
             assert await guarded._pw_obj.evaluate("typeof SharedWorker") == "undefined"
         else:
             assert await _until(lambda: bool(_reached(site, "evil.test", mark)))
+
+
+async def test_requests_to_allowed_hosts_never_reach_python(page: Page, site: LocalSite) -> None:
+    """The route's pattern keeps requests to allowed hosts inside Playwright's driver: a page
+    with 30 images, a fetch and a websocket on allowed hosts and one image on a refused host
+    makes the gate judge exactly one request."""
+    guard = Guard(POLICIES, goal="Use the app.")
+    guarded = guard.wrap(page)
+    gate = guarded._pw_shared.gate
+    assert gate is not None
+    judged: list[str] = []
+    judge, judge_ws = gate.judge, gate.judge_websocket
+    gate.judge = lambda request: judged.append(str(request.url)) or judge(request)  # type: ignore[method-assign]
+    gate.judge_websocket = lambda url: judged.append(url) or judge_ws(url)  # type: ignore[method-assign]
+    hosts = ("app.test", "other.test")
+    images = "".join(f'<img src="http://{h}/i{i}.png?c=allowed-count">' for i in range(15) for h in hosts)
+    body = (
+        f"{images}<img src='http://evil.test/x.png?c=allowed-count'>"
+        "<script>fetch('http://other.test/f?c=allowed-count');"
+        " new WebSocket('ws://other.test/ws?c=allowed-count');</script>"
+    )
+    path = f"/egress-count/{next(_COUNTER)}.html"
+    site.route("app.test", path, lambda _r: Response(f"<!doctype html><body>{body}</body>"))
+    await guarded.goto(f"http://app.test{path}")
+    await page.wait_for_timeout(500)
+    assert len(_reached(site, "other.test", "allowed-count")) >= 17
+    assert judged == ["http://evil.test/x.png?c=allowed-count"]
