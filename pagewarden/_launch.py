@@ -64,10 +64,18 @@ def _gated(active: Guard) -> bool:
     return gate_needed(active)
 
 
-def _gate_args(active: Guard, network: Any) -> tuple[str, ...]:
-    """Chromium flags for a browser the navigation gate guards without the proxy: no shared
-    workers (Playwright's routes do not see their requests)."""
-    return ("--disable-blink-features=SharedWorker",) if network is None and _gated(active) else ()
+def _gate_args(active: Guard, network: Any, args: tuple[str, ...]) -> tuple[str, ...]:
+    """`args` for a browser the navigation gate guards without the proxy: no shared workers
+    (Playwright's routes do not see their requests). Chromium keeps the last of repeated
+    switches, so the feature joins the caller's own ``--disable-blink-features``."""
+    if network is not None or not _gated(active):
+        return tuple(args)
+    flag = "--disable-blink-features="
+    theirs = [a for a in args if a.startswith(flag)]
+    if not theirs:
+        return (f"{flag}SharedWorker", *args)
+    merged = f"{theirs[-1]},SharedWorker"
+    return tuple(merged if a == theirs[-1] else a for a in args if a not in theirs[:-1])
 
 
 def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[str, Any]:
@@ -187,7 +195,7 @@ async def launch(
             await asyncio.to_thread(verify_enforcing, network)
         async with async_playwright() as playwright:
             try:
-                args = _gate_args(active, network) + tuple(browser_args)
+                args = _gate_args(active, network, tuple(browser_args))
                 options = _launch_options(headless, host_map, args, network)
                 browser = await playwright.chromium.launch(**options)
             except Error as exc:
@@ -240,7 +248,7 @@ def launch_sync(
             verify_enforcing(network)
         with sync_playwright() as playwright:
             try:
-                args = _gate_args(active, network) + tuple(browser_args)
+                args = _gate_args(active, network, tuple(browser_args))
                 options = _launch_options(headless, host_map, args, network)
                 browser = playwright.chromium.launch(**options)
             except Error as exc:

@@ -331,3 +331,17 @@ async def test_requests_to_allowed_hosts_never_reach_python(page: Page, site: Lo
     await page.wait_for_timeout(500)
     assert len(_reached(site, "other.test", "allowed-count")) >= 17
     assert judged == ["http://evil.test/x.png?c=allowed-count"]
+
+
+async def test_launch_keeps_shared_workers_off_beside_the_callers_blink_flags(site: LocalSite) -> None:
+    """Chromium keeps the last of repeated switches: the caller's own
+    ``--disable-blink-features=…`` (a common anti-detection flag) still gets ``SharedWorker``."""
+    from pagewarden import launch
+
+    flags = ("--disable-blink-features=AutomationControlled",)
+    async with launch(
+        policies=POLICIES, goal="Use the app.", host_map={"*.test": site.port}, browser_args=flags
+    ) as guarded:
+        await guarded.goto("http://app.test/plain.html")
+        seen = await guarded._pw_obj.evaluate("[typeof SharedWorker, navigator.webdriver]")
+        assert seen == ["undefined", False]
