@@ -1533,8 +1533,17 @@ function __pwLibrary() {
     let data = null;
     try { data = event.data; } catch (e) { return; }
     if (!data || typeof data !== "object" || !data[STOP_KEY] || event.source === W) return;
+    // Any page can post this message: only an origin and a known kind of stop are taken from
+    // it (no free text reaches the agent's guidance), and a flood is capped by `stopped` (8).
     const note = data[STOP_KEY];
-    noteStop({expected: null, actual: String(note.actual || "a frame's destination"), how: "frame " + String(note.how || "navigation")});
+    let actual = "a frame's destination", how = "navigation";
+    try {
+      const origin = originOf(String(note.actual).slice(0, 2048));
+      if (origin !== "null" && testRe(/^https?:\/\/[^\s/]+$/i, origin)) actual = origin;
+      const kind = String(note.how);
+      if (kind === "link" || kind === "form" || kind === "script navigation") how = kind;
+    } catch (e) { /* a hostile object (getters, toString): the defaults */ }
+    noteStop({expected: null, actual, how: "frame " + how});
   }
   // The judged activation was neither a link nor a submit button, yet the click reaches one that
   // is not the judged element: the page put it there after the guard's read (an element
