@@ -8,13 +8,14 @@ use plain generators (the drivers are sans-I/O); the guarded-page tests use real
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.async_api import Page
 
-from pagewarden import Guard, read_trace
+from pagewarden import Guard
 from pagewarden.interceptors._pipeline import Begin, Finish, drive_async, drive_sync
 from pagewarden.observe._gather import Call
 from pagewarden.testing import LocalSite, Response
@@ -126,18 +127,11 @@ def test_plain_calls_still_run_in_order() -> None:
 
 
 @pytest.fixture
-def form_site() -> Any:
-    site = LocalSite()
-    site.route("app.test", "/form.html", lambda _r: Response(PAGE))
-    with site:
-        yield site
-
-
-@pytest.fixture
-async def form_page(browser: Any, form_site: LocalSite) -> Any:
+async def form_page(browser: Any, site: LocalSite) -> Any:
+    site.route("app.test", "/pipeline-form.html", lambda _r: Response(PAGE))
     context = await browser.new_context()
     page = await context.new_page()
-    yield page, form_site
+    yield page, site
     await context.close()
 
 
@@ -148,17 +142,18 @@ async def test_a_step_is_remembered_and_traced_once_its_action_ran(
     trace = tmp_path / "trace.jsonl"
     guard = Guard([], goal="Fill in the form.", trace=trace)
     guarded = guard.wrap(page)
-    await page.goto(site.url("app.test", "/form.html"))
+    await guarded.goto(site.url("app.test", "/pipeline-form.html"))
     await guarded.fill("#name", "Ada")
     await guarded.click("#slow")
     history = list(guard.session.history)
-    assert [entry.kind for entry in history] == ["fill", "click"]
+    assert [entry.kind for entry in history] == ["goto", "fill", "click"]
     assert guard.session.previous is not None and guard.session.previous.action.kind == "click"
-    lines = read_trace(trace)
-    assert [line["step"]["action"]["kind"] for line in lines] == ["fill", "click"]
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert [line["step"]["action"]["kind"] for line in lines] == ["goto", "fill", "click"]
     assert all(line["ran"] for line in lines)
-    click_timings = lines[1]["verdict"]["timings_ms"]
-    assert list(click_timings)[0] == "observe" and click_timings["execute"] >= 100  # the page's 150 ms handler
+    click_timings = lines[2]["verdict"]["timings_ms"]
+    assert next(iter(click_timings)) == "observe"
+    assert click_timings["execute"] >= 100  # the page's 150 ms click handler ran inside it
 
 
 async def test_an_action_that_fails_is_still_remembered_as_run(
@@ -168,9 +163,9 @@ async def test_an_action_that_fails_is_still_remembered_as_run(
     trace = tmp_path / "trace.jsonl"
     guard = Guard([], goal="Fill in the form.", trace=trace)
     guarded = guard.wrap(page)
-    await page.goto(site.url("app.test", "/form.html"))
-    with pytest.raises(Exception, match="(?i)not an <input>|cannot type|not an input"):
+    await guarded.goto(site.url("app.test", "/pipeline-form.html"))
+    with pytest.raises(Exception, match=r"(?i)not an <input>|cannot type|not an input"):
         await guarded.fill("#slow", "Ada")  # a button: Playwright refuses after the guard allowed it
-    assert [entry.kind for entry in guard.session.history] == ["fill"]
-    lines = read_trace(trace)
-    assert len(lines) == 1 and lines[0]["ran"] is True and "execute" in lines[0]["verdict"]["timings_ms"]
+    assert [entry.kind for entry in guard.session.history] == ["goto", "fill"]
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert len(lines) == 2 and lines[1]["ran"] is True and "execute" in lines[1]["verdict"]["timings_ms"]
