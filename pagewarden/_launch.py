@@ -58,12 +58,36 @@ def _launch_options(
     return chromium_launch_options(headless=headless, host_map=host_map, extra_args=args)
 
 
+def _gated(active: Guard) -> bool:
+    from pagewarden.interceptors._gate import gate_needed
+
+    return gate_needed(active)
+
+
+def _gate_args(active: Guard, network: Any, args: tuple[str, ...]) -> tuple[str, ...]:
+    """`args` for a browser the navigation gate guards without the proxy: no shared workers
+    (Playwright's routes do not see their requests). Chromium keeps the last of repeated
+    switches, so the feature joins the caller's own ``--disable-blink-features``."""
+    if network is not None or not _gated(active):
+        return tuple(args)
+    flag = "--disable-blink-features="
+    theirs = [a for a in args if a.startswith(flag)]
+    if not theirs:
+        return (f"{flag}SharedWorker", *args)
+    merged = f"{theirs[-1]},SharedWorker"
+    return tuple(merged if a == theirs[-1] else a for a in args if a not in theirs[:-1])
+
+
 def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[str, Any]:
     """The browser context's options; behind the proxy, its session token in every request
     and no service workers (a worker registered by a page could answer the agent's later
     navigations itself, and its own requests carry no session token)."""
     result = dict(options or {})
     network = getattr(active, "network", None)
+    if network is None and _gated(active):
+        # without the proxy the navigation gate judges requests through Playwright's routes,
+        # which do not see a service worker's own requests
+        result.setdefault("service_workers", "block")
     if network is not None:
         result.setdefault("service_workers", "block")
         from pagewarden.proxy._tokens import accept_language
@@ -171,9 +195,9 @@ async def launch(
             await asyncio.to_thread(verify_enforcing, network)
         async with async_playwright() as playwright:
             try:
-                browser = await playwright.chromium.launch(
-                    **_launch_options(headless, host_map, browser_args, network)
-                )
+                args = _gate_args(active, network, tuple(browser_args))
+                options = _launch_options(headless, host_map, args, network)
+                browser = await playwright.chromium.launch(**options)
             except Error as exc:
                 raise _friendly(exc) from exc
             try:
@@ -224,7 +248,8 @@ def launch_sync(
             verify_enforcing(network)
         with sync_playwright() as playwright:
             try:
-                options = _launch_options(headless, host_map, browser_args, network)
+                args = _gate_args(active, network, tuple(browser_args))
+                options = _launch_options(headless, host_map, args, network)
                 browser = playwright.chromium.launch(**options)
             except Error as exc:
                 raise _friendly(exc) from exc

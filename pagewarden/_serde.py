@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Callable
 from enum import Enum
 from functools import cache
 from typing import Any, TypeVar, Union, get_args, get_origin
@@ -47,58 +48,120 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _convert(tp: Any, value: Any, where: str) -> Any:
+Converter = Callable[[Any, str], Any]
+
+
+def _identity(value: Any, where: str) -> Any:
+    return value
+
+
+@cache
+def _converter(tp: Any) -> Converter:
+    """A function that checks and converts a value of type `tp`, naming `where` in its errors:
+    worked out once per type (the type hints, unions and nested classes are not looked at again
+    for each value; facts are converted on every guarded action)."""
     origin = get_origin(tp)
     if tp is Any:
-        return value
+        return _identity
     if origin in (Union, types.UnionType):
         args = get_args(tp)
-        if value is None:
-            if type(None) in args:
-                return None
-            raise DataFormatError(f"{where}: must not be null")
-        errors = []
-        for arg in args:
-            if arg is type(None):
-                continue
-            try:
-                return _convert(arg, value, where)
-            except DataFormatError as exc:
-                errors.append(str(exc))
-        raise DataFormatError(errors[0] if len(errors) == 1 else f"{where}: unexpected value {value!r}")
+        nullable = type(None) in args
+        options = [_converter(arg) for arg in args if arg is not type(None)]
+
+        def union(value: Any, where: str) -> Any:
+            if value is None:
+                if nullable:
+                    return None
+                raise DataFormatError(f"{where}: must not be null")
+            errors = []
+            for option in options:
+                try:
+                    return option(value, where)
+                except DataFormatError as exc:
+                    errors.append(str(exc))
+            raise DataFormatError(errors[0] if len(errors) == 1 else f"{where}: unexpected value {value!r}")
+
+        return union
     if origin is tuple:
-        if not isinstance(value, (list, tuple)):
-            raise DataFormatError(f"{where}: expected a list, got {type(value).__name__}")
         (item_tp, *_rest) = get_args(tp)
-        return tuple(_convert(item_tp, v, f"{where}[{i}]") for i, v in enumerate(value))
+        item = _converter(item_tp)
+
+        def sequence(value: Any, where: str) -> Any:
+            if not isinstance(value, (list, tuple)):
+                raise DataFormatError(f"{where}: expected a list, got {type(value).__name__}")
+            return tuple(item(v, f"{where}[{i}]") for i, v in enumerate(value))
+
+        return sequence
     if origin is dict or tp is dict:
-        if not isinstance(value, dict):
-            raise DataFormatError(f"{where}: expected a mapping, got {type(value).__name__}")
-        return dict(value)
+
+        def mapping(value: Any, where: str) -> Any:
+            if not isinstance(value, dict):
+                raise DataFormatError(f"{where}: expected a mapping, got {type(value).__name__}")
+            return dict(value)
+
+        return mapping
     if origin is typing.Literal:
-        if value not in get_args(tp):
-            raise DataFormatError(f"{where}: must be one of {get_args(tp)}, got {value!r}")
-        return value
+        allowed = get_args(tp)
+
+        def literal(value: Any, where: str) -> Any:
+            if value not in allowed:
+                raise DataFormatError(f"{where}: must be one of {allowed}, got {value!r}")
+            return value
+
+        return literal
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return from_data(tp, value, where)
+        return lambda value, where: from_data(tp, value, where)
     if isinstance(tp, type) and issubclass(tp, Enum):
-        try:
-            return tp(value)
-        except ValueError:
-            raise DataFormatError(f"{where}: must be one of {[m.value for m in tp]}, got {value!r}") from None
+        members = tp
+
+        def enum(value: Any, where: str) -> Any:
+            try:
+                return members(value)
+            except ValueError:
+                choices = [m.value for m in members]
+                raise DataFormatError(f"{where}: must be one of {choices}, got {value!r}") from None
+
+        return enum
     if tp is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise DataFormatError(f"{where}: expected a number, got {value!r}")
-        return float(value)
+
+        def number(value: Any, where: str) -> Any:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise DataFormatError(f"{where}: expected a number, got {value!r}")
+            return float(value)
+
+        return number
     if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise DataFormatError(f"{where}: expected an integer, got {value!r}")
-        return value
+
+        def integer(value: Any, where: str) -> Any:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise DataFormatError(f"{where}: expected an integer, got {value!r}")
+            return value
+
+        return integer
     if tp in (str, bool):
-        if not isinstance(value, tp):
-            raise DataFormatError(f"{where}: expected {tp.__name__}, got {type(value).__name__}")
-        return value
-    return value
+
+        def plain(value: Any, where: str) -> Any:
+            if not isinstance(value, tp):
+                raise DataFormatError(f"{where}: expected {tp.__name__}, got {type(value).__name__}")
+            return value
+
+        return plain
+    return _identity
+
+
+def _convert(tp: Any, value: Any, where: str) -> Any:
+    return _converter(tp)(value, where)
+
+
+@cache
+def _plan(cls: type) -> tuple[dict[str, Converter], tuple[str, ...]]:
+    """The converter of each field of dataclass `cls`, and the fields without a default."""
+    hints = _hints(cls)
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    converters = {f.name: _converter(hints[f.name]) for f in fields}
+    missing = dataclasses.MISSING
+    required = tuple(f.name for f in fields if f.default is missing and f.default_factory is missing)
+    return converters, required
 
 
 def from_data(cls: type[T], data: Any, where: str = "") -> T:
@@ -108,19 +171,11 @@ def from_data(cls: type[T], data: Any, where: str = "") -> T:
         return data
     if not isinstance(data, dict):
         raise DataFormatError(f"{name}: expected a mapping, got {type(data).__name__}")
-    hints = _hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        raise DataFormatError(f"{name}: unknown field(s) {unknown}")
-    kwargs = {}
-    for key, value in data.items():
-        kwargs[key] = _convert(hints[key], value, f"{name}.{key}")
-    missing = [
-        n
-        for n, f in fields.items()
-        if n not in kwargs and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    ]
+    converters, required = _plan(cls)
+    if not converters.keys() >= data.keys():
+        raise DataFormatError(f"{name}: unknown field(s) {sorted(set(data) - set(converters))}")
+    kwargs = {key: converters[key](value, f"{name}.{key}") for key, value in data.items()}
+    missing = [n for n in required if n not in kwargs]
     if missing:
         raise DataFormatError(f"{name}: missing required field(s) {missing}")
     return cls(**kwargs)

@@ -1,21 +1,30 @@
-"""The navigation gate: with no proxy, a top-level navigation the policies refuse never leaves.
+"""The navigation gate: with no proxy, a request the policies' egress rules refuse never leaves.
 
 The facts reader stops what it can see in the page (a judged link or form that goes elsewhere,
 a script navigation within its pin window), but some navigations start where no reader runs
 yet: a popup that ``window.open`` opened (its first request leaves as the tab is created), a
-new document whose own script moves it on load, a navigation long after the action. Without a
+new document whose own script moves it on load, a navigation long after the action; and a page
+sends data without navigating at all (fetch, an image, a beacon, a websocket). Without a
 network layer (`Guard.network` is None) the gate closes those: it routes the browser context's
 requests through Playwright (`BrowserContext.route`, which also holds a popup's first request
-until it is decided) and judges every **navigation** (a page's, a popup's or a frame's
-document; subresources are not judged) against the policies' URL and domain rules, exactly as
-the network layer's egress rules would (`EgressRules`). The hops of HTTP redirects, which
-Playwright's routes do not see, are judged by a browser-level DevTools session
-(`pagewarden.interceptors._hops`). The agent's own routes run behind the gate, and removing
-routes on the guarded context puts the gate's back (`reroute`). A refused navigation is
-answered with ``204 No Content``: the browser stays on the page it was on (a frame or a popup
-stays blank), nothing reaches the refused host, and the agent's next guarded call raises
-`ActionBlocked` naming it, as it does for the network layer's refusals; the refusal is also a
-``network`` event and a ``network_refused`` log line. In ``monitor`` mode it is reported only.
+until it is decided) and judges each exactly as the network layer's egress rules would
+(`EgressRules.judge`): a **navigation** (a page's, a popup's or a frame's document) against the
+URL and domain rules, **any other request** (fetch, XHR, images, beacons, pings, prefetches,
+stylesheets, fonts, scripts, EventSource, a dedicated worker's requests) against the host
+rules only (``domain_deny``, ``domain_allow``). **Websockets**, which request routes do not see,
+go through `BrowserContext.route_web_socket` on a pattern of the host rules. The hops of HTTP
+redirects of documents, which Playwright's routes do not see, are judged by a browser-level
+DevTools session (`pagewarden.interceptors._hops`). The agent's own routes run behind the
+gate, and removing routes on the guarded context puts the gate's back (`reroute`).
+
+A refused navigation is answered with ``204 No Content``: the browser stays on the page it was
+on (a frame or a popup stays blank), nothing reaches the refused host. A refused subresource
+fails with ``net::ERR_BLOCKED_BY_CLIENT`` (as a content blocker's); a refused websocket is closed
+(1008) before it connects. Every refusal is a ``network`` event (``layer: "gate"``) and a
+``network_refused`` log line; a navigation, a redirect hop or a websocket also makes the
+agent's next guarded call raise `ActionBlocked` naming it, as the network layer's refusals do,
+while a refused subresource is an event only (a page that keeps loading a third-party image
+must not make every action raise). In ``monitor`` mode refusals are reported only.
 
 Only requests whose URL *may* be refused reach Python: the route's pattern is a regular
 expression built from the policies (hosts outside each allow-list, denied hosts, the literal
@@ -23,6 +32,12 @@ text of ``url_deny`` patterns, any percent-encoded URL), so navigations and subr
 allowed hosts are continued by Playwright's driver without a round trip. A guard whose policies
 have no URL or domain rule installs no gate. Playwright disables the HTTP cache of a context
 whose requests it routes.
+
+Not seen by the gate (the network layer sees them): a shared worker's or a service worker's own
+requests (`launch` blocks service workers and shared workers when a gate is needed), a
+websocket opened outside Playwright's mock of the page's ``WebSocket`` (from a worker, or with a
+constructor the page captured before the guard was attached), the redirect hops of a
+subresource, DNS prefetch / preconnect, WebRTC.
 """
 
 from __future__ import annotations
@@ -39,13 +54,17 @@ from pagewarden.guard._verdict import Verdict
 from pagewarden.interceptors._hops import HopGate, drive_hops_async, drive_hops_sync
 from pagewarden.policies._egress import NETWORK_POLICY, EgressRules, Refusal, refusals_verdict
 
-__all__ = ["NavigationGate", "navigation_pattern", "pin_hosts"]
+__all__ = ["NavigationGate", "gate_needed", "navigation_pattern", "pin_hosts"]
 
 _SCHEME = r"^https?://"
+_WS_SCHEME = r"^wss?://"
 _HOST_CHAR = r"[^/?#@:\[\]\s]"
 #: the end of the host part of a URL (a port, then the path, query, fragment, or nothing)
 _HOST_END = r"(?::\d+)?(?:[/?#]|$)"
 LAYER = "the guard's navigation gate (no proxy runs)"
+#: Refusals the agent hears about on its next call (as for the network layer's; the others,
+#: subresources, are events only).
+_TO_AGENT = frozenset({"navigation", "redirect", "websocket"})
 
 
 def _host_of_pattern(pattern: str) -> tuple[str, str] | None:
@@ -103,9 +122,13 @@ def _trie(literals: list[str]) -> str:
     return trie_pattern(kept)
 
 
-def navigation_pattern(rules: EgressRules) -> re.Pattern[str] | None:
+def navigation_pattern(
+    rules: EgressRules, *, urls: bool = True, scheme: str = _SCHEME
+) -> re.Pattern[str] | None:
     """The route pattern of the gate: a regex every URL the rules may refuse matches (other
-    URLs may match too: the gate then judges and lets them through). None: nothing to refuse."""
+    URLs may match too: the gate then judges and lets them through). None: nothing to refuse.
+    ``urls=False``: the host rules only (``domain_allow``, ``domain_deny``: what refuses a
+    websocket), for URLs of `scheme` (a regex of the scheme and ``://``)."""
     parts: list[str] = []
     hosts: list[str] = []  # text the host part of a refused URL contains
     texts: list[str] = []  # text a refused URL contains after its scheme
@@ -119,18 +142,18 @@ def navigation_pattern(rules: EgressRules) -> re.Pattern[str] | None:
             continue  # `*`: this rule allows every host
         known = [s for s in subs if s]
         if not known:
-            parts.append(_SCHEME)
+            parts.append(scheme)
             continue
-        parts.append(_SCHEME + "(?!(?:" + "|".join(dict.fromkeys(known)) + ")" + _HOST_END + ")")
+        parts.append(scheme + "(?!(?:" + "|".join(dict.fromkeys(known)) + ")" + _HOST_END + ")")
     ip_literal = False
 
     def denied_host(pattern: str) -> None:
         parsed = _host_of_pattern(pattern)
         if parsed is None:
             if pattern.strip().startswith("["):
-                parts.append(_SCHEME + r"[^/?#]*\[")
+                parts.append(scheme + r"[^/?#]*\[")
         elif parsed[0] == "*":
-            parts.append(_SCHEME)
+            parts.append(scheme)
         else:
             hosts.append(parsed[1])
 
@@ -138,7 +161,7 @@ def navigation_pattern(rules: EgressRules) -> re.Pattern[str] | None:
         for pattern in host_rule.patterns:
             denied_host(pattern)
             ip_literal = ip_literal or bool(re.fullmatch(r"[\d.]+|\[.*", pattern.strip()))
-    for url_rule in rules.url_deny:
+    for url_rule in rules.url_deny if urls else ():
         for url_pattern in url_rule.patterns:
             if url_pattern.form == "url":
                 host = url_pattern.host
@@ -149,28 +172,28 @@ def navigation_pattern(rules: EgressRules) -> re.Pattern[str] | None:
                 elif literal.strip("."):
                     hosts.append(literal)
                 else:
-                    parts.append(_SCHEME)
+                    parts.append(scheme)
                 ip_literal = ip_literal or bool(re.fullmatch(r"[\d.]+|\[.*", host))
             else:
                 literal = _longest_literal(url_pattern.path)
                 if literal:
                     texts.append(literal)
                 else:
-                    parts.append(_SCHEME)
-                parts.append(_SCHEME + ".*%")  # percent-encoded text is matched decoded
+                    parts.append(scheme)
+                parts.append(scheme + ".*%")  # percent-encoded text is matched decoded
     if hosts:
-        parts.append(_SCHEME + r"[^/?#]*" + _trie(hosts))
+        parts.append(scheme + r"[^/?#]*" + _trie(hosts))
     if texts:
-        parts.append(_SCHEME + ".*" + _trie(texts))
-    if rules.url_allow:
-        parts.append(_SCHEME)
+        parts.append(scheme + ".*" + _trie(texts))
+    if rules.url_allow and urls:
+        parts.append(scheme)
     if ip_literal:
-        parts.append(_SCHEME + r"[^/?#]*\[")  # an IPv6 spelling of a denied IPv4 address
+        parts.append(scheme + r"[^/?#]*\[")  # an IPv6 spelling of a denied IPv4 address
     if not parts:
         return None
     unique = list(dict.fromkeys(parts))
-    if _SCHEME in unique:
-        return re.compile(_SCHEME, re.IGNORECASE)
+    if scheme in unique:
+        return re.compile(scheme, re.IGNORECASE)
     return re.compile("|".join(f"(?:{p})" for p in unique), re.IGNORECASE)
 
 
@@ -191,6 +214,15 @@ def pin_hosts(rules: EgressRules) -> list[list[str]]:
     return out
 
 
+def gate_needed(guard: Any) -> bool:
+    """Whether `guard`'s policies have a URL or domain rule (without a network layer, its
+    guarded contexts are then routed through a navigation gate)."""
+    try:
+        return navigation_pattern(EgressRules.from_policies(getattr(guard, "policies", None))) is not None
+    except Exception:  # noqa: BLE001 - policies it cannot read: the gate decides later
+        return True
+
+
 def page_site(url: str) -> str | None:
     """The registrable domain of a page URL (None for pages with no host)."""
     host = parse_url(url).host if url else ""
@@ -205,8 +237,12 @@ class NavigationGate:
         self.guard = guard
         self.rules = rules
         self.pattern = pattern
+        #: the websockets that may be refused (host rules only; None: none can be)
+        self.websocket_pattern = navigation_pattern(rules, urls=False, scheme=_WS_SCHEME)
         self._lock = threading.Lock()
         self._pending: list[Refusal] = []
+        #: (url, rule, action) -> when it was last recorded (the same refusal within 1 s is one)
+        self._recent: dict[tuple[str, str, str], float] = {}
         #: every refusal of the session (monitor mode's too), oldest first
         self.refusals: list[Refusal] = []
         self._contexts: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -240,12 +276,22 @@ class NavigationGate:
 
             async def route_async() -> None:
                 await context.route(self.pattern, self._route_async)
+                if self.websocket_pattern is not None:
+                    try:
+                        await context.route_web_socket(self.websocket_pattern, self._websocket_async)
+                    except Exception as exc:  # noqa: BLE001 - an older Playwright: websockets stay open
+                        self._websockets_failed(exc)
                 await self._install_hops_async(context)
 
             return route_async
 
         def route_sync() -> None:
             context.route(self.pattern, self._route_sync)
+            if self.websocket_pattern is not None:
+                try:
+                    context.route_web_socket(self.websocket_pattern, self._websocket_sync)
+                except Exception as exc:  # noqa: BLE001 - see route_async
+                    self._websockets_failed(exc)
             try:
                 drive_hops_sync(self.hops.install(context, "sync"))
             except Exception as exc:  # noqa: BLE001 - no DevTools session (not Chromium): frames and
@@ -258,6 +304,12 @@ class NavigationGate:
             await drive_hops_async(self.hops.install(context, "async"))
         except Exception as exc:  # noqa: BLE001 - see route_sync
             self._hops_failed(exc)
+
+    def _websockets_failed(self, exc: Exception) -> None:
+        self.guard.log.warning(
+            "navigation_gate_websockets_unavailable", error=f"{type(exc).__name__}: {exc}",
+            detail="websockets to refused hosts are not intercepted in this browser context",
+        )  # fmt: skip
 
     def _hops_failed(self, exc: Exception) -> None:
         self.guard.log.warning(
@@ -300,7 +352,7 @@ class NavigationGate:
         if not self.enforce:
             return None
         try:
-            answer = route.fulfill(status=204)
+            answer = self._refuse(route, refusal)
         except Exception:  # noqa: BLE001 - the page or context closed meanwhile
             return True
         return answer if answer is not None else True
@@ -311,28 +363,42 @@ class NavigationGate:
 
     # -- judging ----------------------------------------------------------------------------
     def judge(self, request: Any) -> Refusal | None:
-        """The refusal of a navigation the policies refuse (a page's, a popup's or a frame's
-        document: the egress rules judge frames as navigations); None for anything else."""
-        try:
-            if not request.is_navigation_request():
-                return None
-        except Exception:  # noqa: BLE001 - not a request the gate can judge: not a navigation
-            return None
+        """The refusal of a request the policies refuse, else None: a navigation (a page's, a
+        popup's or a frame's document) against the URL and host rules, any other request (an
+        image, a fetch, a beacon, a ping, a prefetch, a stylesheet or font, a worker's request)
+        against the host rules only (``domain_deny``, ``domain_allow``), as the network layer
+        judges them (`EgressRules.judge`)."""
         url = str(request.url)
+        method = "GET"
         try:
-            return self.rules.judge(url, navigation=True, action="navigation", method=request.method)
+            method = str(request.method)
+            navigation = bool(request.is_navigation_request())
+        except Exception:  # noqa: BLE001 - cannot tell: judged as a subresource (host rules)
+            navigation = False
+        action = "navigation" if navigation else "request"
+        try:
+            return self.rules.judge(url, navigation=navigation, action=action, method=method)
         except Exception as exc:  # noqa: BLE001 - cannot be judged: refused
             host = parse_url(url).host
             return Refusal(
-                "navigation", url, host, "gate_error", NETWORK_POLICY,
-                f"the navigation could not be judged ({type(exc).__name__})",
+                action, url, host, "gate_error", NETWORK_POLICY,
+                f"the {action} could not be judged ({type(exc).__name__})", method,
             )  # fmt: skip
+
+    @staticmethod
+    def _refuse(route: Any, refusal: Refusal) -> Any:
+        """Answer a refused request: a navigation with ``204 No Content`` (the tab or frame
+        stays where it was), any other request with a network error, as a content blocker does
+        (``net::ERR_BLOCKED_BY_CLIENT``: a fetch rejects, an image fails, nothing is sent)."""
+        if refusal.action == "navigation":
+            return route.fulfill(status=204)
+        return route.abort("blockedbyclient")
 
     async def _route_async(self, route: Any, request: Any) -> None:
         refusal = self.judge(request)
         try:
             if refusal is not None and self.enforce:
-                await route.fulfill(status=204)
+                await self._refuse(route, refusal)
             else:
                 await route.fallback()
         except Exception:  # noqa: BLE001 - the page or context closed meanwhile
@@ -344,7 +410,7 @@ class NavigationGate:
         refusal = self.judge(request)
         try:
             if refusal is not None and self.enforce:
-                route.fulfill(status=204)
+                self._refuse(route, refusal)
             else:
                 route.fallback()
         except Exception:  # noqa: BLE001 - the page or context closed meanwhile
@@ -352,16 +418,55 @@ class NavigationGate:
         if refusal is not None:
             self.refused(refusal)
 
+    def judge_websocket(self, url: str) -> Refusal | None:
+        """The refusal of a websocket to `url` (host rules, as for any subresource), else None."""
+        try:
+            return self.rules.judge(url, navigation=False, action="websocket")
+        except Exception as exc:  # noqa: BLE001 - cannot be judged: refused
+            return Refusal(
+                "websocket", url, parse_url(url).host, "gate_error", NETWORK_POLICY,
+                f"the websocket could not be judged ({type(exc).__name__})",
+            )  # fmt: skip
+
+    async def _websocket_async(self, ws: Any) -> None:
+        refusal = self.judge_websocket(str(ws.url))
+        try:
+            if refusal is not None and self.enforce:
+                await ws.close(code=1008, reason="refused by pagewarden")  # never connected
+            else:
+                ws.connect_to_server()
+        except Exception:  # noqa: BLE001 - the page or context closed meanwhile
+            pass
+        if refusal is not None:
+            self.refused(refusal)
+
+    def _websocket_sync(self, ws: Any) -> None:
+        refusal = self.judge_websocket(str(ws.url))
+        try:
+            if refusal is not None and self.enforce:
+                ws.close(code=1008, reason="refused by pagewarden")
+            else:
+                ws.connect_to_server()
+        except Exception:  # noqa: BLE001 - the page or context closed meanwhile
+            pass
+        if refusal is not None:
+            self.refused(refusal)
+
     def refused(self, refusal: Refusal) -> None:
-        """Record a refusal: a ``network`` event, a log line and (enforced) a verdict for the
-        agent's next call."""
+        """Record a refusal: a ``network`` event, a log line and (enforced, for a navigation,
+        a redirect hop or a websocket, as the network layer does) a verdict for the agent's next
+        call. A refused subresource is recorded only: a page that keeps loading a third-party
+        image must not make every action of the agent raise."""
+        key = (refusal.url, refusal.rule, refusal.action)
         with self._lock:
-            last = self.refusals[-1] if self.refusals else None
-            same = last is not None and (last.url, last.rule) == (refusal.url, refusal.rule)
-            if same and last is not None and refusal.ts - last.ts < 1:
+            seen = self._recent.get(key)
+            if seen is not None and refusal.ts - seen < 1:
                 return  # the same request, judged by the route and by the DevTools session
+            if len(self._recent) > 512:
+                self._recent = {k: t for k, t in self._recent.items() if refusal.ts - t < 1}
+            self._recent[key] = refusal.ts
             self.refusals.append(refusal)
-            if self.enforce:
+            if self.enforce and refusal.action in _TO_AGENT:
                 self._pending.append(refusal)
         data = refusal.to_dict()
         data.pop("tab", None)

@@ -119,7 +119,27 @@ function __pwLibrary() {
   };
   const isElement = (n) => !!n && nodeTypeOf(n) === 1;
   const tag = (el) => toLower(tagNameOf(el));
-  const style = (el, name) => styleValue(computedStyle(W, el), name);
+  // What one read has already read: each element's computed style (the live declaration and the
+  // values taken from it) and accessible name. The walks over an element's ancestors (visibility,
+  // opacity, dialogs, overlays) read the same properties of the same elements; nothing the page
+  // does can run in between, within one synchronous read. Made at the start of every read and
+  // dropped at its end (`reading`): outside a read, every value is read afresh.
+  let memo = null;
+  function reading(fn) {
+    return function (...args) {
+      const outer = memo;
+      memo = {styles: new Map(), names: new Map()};
+      try { return apply(fn, this, args); } finally { memo = outer; }
+    };
+  }
+  const style = (el, name) => {
+    if (!memo) return styleValue(computedStyle(W, el), name);
+    let known = memo.styles.get(el);
+    if (!known) { known = {decl: computedStyle(W, el), values: new Map()}; memo.styles.set(el, known); }
+    let value = known.values.get(name);
+    if (value === undefined) { value = styleValue(known.decl, name); known.values.set(name, value); }
+    return value;
+  };
 
   function clip(text, n) {
     text = trimText(replaceText(String(text || ""), /\s+/g, " "));
@@ -903,27 +923,36 @@ function __pwLibrary() {
   let pageIndex = null;
   function indexOfPage(doc, body) {
     const old = observing && pageIndex && pageIndex.body === body ? pageIndex : null;
-    const index = {body, text: null, textVersion, links: null, linksVersion: versionOf(LINK_ATTRS),
-                   labels: null, labelsVersion: versionOf(LABEL_ATTRS)};
+    // `linksText` / `labelsText`: every entry's lower-case targets / labels in one string, so a
+    // search for a value none of them carries is one native scan, not one per element.
+    const index = {body, text: null, textVersion, links: null, linksText: "", linksVersion: versionOf(LINK_ATTRS),
+                   labels: null, labelsText: "", labelsVersion: versionOf(LABEL_ATTRS)};
     if (old && old.textVersion === textVersion) index.text = old.text;
     else index.text = toLower(textContentOf(body) || "");
-    if (old && old.linksVersion === index.linksVersion) index.links = old.links;
+    if (old && old.linksVersion === index.linksVersion) { index.links = old.links; index.linksText = old.linksText; }
     else {
       index.links = [];
+      const texts = [];
       for (const el of docQueryAll(doc, "[href], [action]")) {
         const href = getAttr(el, "href"), action = getAttr(el, "action");
-        push(index.links, [el, toLower(href || ""), toLower(action || ""), href || action || ""]);
+        const entry = [el, toLower(href || ""), toLower(action || ""), href || action || ""];
+        push(index.links, entry);
+        push(texts, entry[1], entry[2]);
       }
+      index.linksText = joinList(texts, "\u0000");
     }
-    if (old && old.labelsVersion === index.labelsVersion) index.labels = old.labels;
+    if (old && old.labelsVersion === index.labelsVersion) { index.labels = old.labels; index.labelsText = old.labelsText; }
     else {
       index.labels = [];
+      const texts = [];
       for (const el of docQueryAll(doc, "[aria-label], [title], [aria-description], [alt]")) {
         const parts = [getAttr(el, "aria-label"), getAttr(el, "title"), getAttr(el, "aria-description"), getAttr(el, "alt")];
         let lowered = "";
         for (const v of parts) if (v) lowered += toLower(v) + "\u0000";
         push(index.labels, [el, parts, lowered]);
+        push(texts, lowered);
       }
+      index.labelsText = joinList(texts, "\u0000");
     }
     if (observing) pageIndex = index;
     return index;
@@ -984,7 +1013,8 @@ function __pwLibrary() {
     const linkBlock = joinList(UGC_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li";
     const hrefNeedle = opts.path && opts.path.length >= 2 ? opts.path : needle;
     const hrefLower = toLower(hrefNeedle);
-    for (const [a, hrefAttr, actionAttr, raw] of page.links) {
+    // (no entry carries it when the joined text does not)
+    for (const [a, hrefAttr, actionAttr, raw] of indexOf(page.linksText, hrefLower) >= 0 ? page.links : []) {
       if (out.length >= 6) break;
       if (indexOf(hrefAttr, hrefLower) < 0 && indexOf(actionAttr, hrefLower) < 0) continue;
       const href = raw ? resolve(raw, a) : "";
@@ -992,7 +1022,7 @@ function __pwLibrary() {
         add(a, textOf(closestAcross(a, linkBlock) || a, 900) + " " + href, "href");
       }
     }
-    for (const [a, parts, lowered] of page.labels) {
+    for (const [a, parts, lowered] of indexOf(page.labelsText, lower) >= 0 ? page.labels : []) {
       if (out.length >= 6) break;
       if (indexOf(lowered, lower) < 0) continue;
       const shown = [];
@@ -1080,14 +1110,68 @@ function __pwLibrary() {
   // Names as the accessibility tree gives them (aria-labelledby, then aria-label, then <label>),
   // so the guard and Playwright's get_by_label / get_by_role agree on which field is which.
   function accessibleName(el) {
+    if (!memo) return nameOf(el);
+    let name = memo.names.get(el);
+    if (name === undefined) { name = nameOf(el); memo.names.set(el, name); }
+    return name;
+  }
+  function nameOf(el) {
     const labelledBy = refsText(el, "aria-labelledby");
     if (labelledBy.length) return clip(joinList(labelledBy, " "), 200);
     const aria = getAttr(el, "aria-label");
     if (aria && trimText(aria)) return clip(aria, 200);
     const parts = [];
-    const labels = instanceGet(labelsGetters, el, null);
-    if (labels) for (const label of labels) push(parts, innerTextOf(label) || textOf(label, 200));
+    const labels = instanceGet(labelsGetters, el, null);  // null: not a labelable element
+    if (labels) for (const label of labelsOf(el, labels)) push(parts, innerTextOf(label) || textOf(label, 200));
     return clip(joinList(parts, " "), 200);
+  }
+
+  // The <label>s of a field, in tree order, as its `labels` list gives them, without that list's
+  // walk over the whole document for each new field: the labels with a `for` attribute are indexed
+  // by it once per version of the element tree and of `for` attributes; the labels around the
+  // field are found by walking up. Each is checked to label the field (`control`, the browser's
+  // own answer). A field in a shadow tree or another document reads its own `labels` list.
+  let labelIndex = null;
+  const LABEL_ATTRS_FOR = ["for"];
+  const comparePosition = uncurry(NP.compareDocumentPosition);
+  function labelsOf(el, labels) {
+    const doc = ownerDocumentOf(el);
+    if (doc !== document || rootOf(el) !== doc) return labels;
+    observeChanges();
+    if (!observing) return labels;
+    const version = versionOf(LABEL_ATTRS_FOR);
+    if (!labelIndex || labelIndex.version !== version) {
+      const byFor = new Map();
+      for (const label of labelsByTag(doc, "label")) {
+        const target = getAttr(label, "for");
+        if (target === null) continue;
+        const list = byFor.get(target);
+        if (list) push(list, label); else byFor.set(target, [label]);
+      }
+      labelIndex = {version, byFor};
+    }
+    const around = [];
+    for (let node = parentElementOf(el); node; node = parentElementOf(node)) {
+      if (isTag(node, "label") && controlOf(node) === el) push(around, node);
+    }
+    const out = [];
+    for (let i = around.length - 1; i >= 0; i--) push(out, around[i]);  // outermost first
+    const id = getAttr(el, "id");
+    const named = id ? labelIndex.byFor.get(id) : null;
+    if (!named) return out;
+    for (const label of named) {
+      if (controlOf(label) !== el) continue;
+      // in tree order among those found so far (a label around the field, another naming it by id)
+      let at = out.length, seen = false;
+      for (let i = 0; i < out.length; i++) {
+        if (out[i] === label) { seen = true; break; }
+        if (at === out.length && comparePosition(label, out[i]) & 4) at = i;  // `label` comes first
+      }
+      if (seen) continue;
+      for (let i = out.length; i > at; i--) out[i] = out[i - 1];
+      out[at] = label;
+    }
+    return out;
   }
 
   function effectiveOpacity(el) {
@@ -1104,7 +1188,18 @@ function __pwLibrary() {
     ":not([type=image]):not([type=checkbox]):not([type=radio]), textarea, select, [contenteditable=true]";
 
   const controlOf = getter(HTMLLabelElement.prototype, "control");
-  const originOfURL = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
+  // The origin of a URL string (the last few asked are remembered: a read asks for the page's own
+  // several times).
+  const origins = new Map();
+  const originOfURL = (url) => {
+    const key = String(url);
+    let origin = origins.get(key);
+    if (origin !== undefined) return origin;
+    try { origin = new URL_(key).origin; } catch (e) { origin = "null"; }
+    if (origins.size >= 16) origins.clear();
+    origins.set(key, origin);
+    return origin;
+  };
   const Set_ = W.Set;
   // The names a mirror search compares, per document: elements by their exact aria-label /
   // placeholder (gathered again when the element tree or those attributes changed), and the text
@@ -1132,10 +1227,14 @@ function __pwLibrary() {
     }
     if (old && old.textVersion === names.textVersion) names.labels = old.labels;
     else {
-      names.labels = [];
+      // label text as compared (white space collapsed, lower case) -> the labels carrying it
+      names.labels = new Map();
+      let n = 0;
       for (const label of labelsByTag(doc, "label")) {
-        if (names.labels.length >= 150) break;
-        push(names.labels, [textContentOf(label) || "", label]);
+        if (n++ >= 150) break;
+        const text = toLower(trimText(replaceText(textContentOf(label) || "", /\s+/g, " ")));
+        const list = names.labels.get(text);
+        if (list) push(list, label); else names.labels.set(text, [label]);
       }
     }
     if (cacheable) fieldNames.set(doc, names);
@@ -1165,10 +1264,9 @@ function __pwLibrary() {
       const named = namesOfFields(doc);
       const candidates = [];
       for (const other of named.byAttr.get(shown) || []) push(candidates, other);
-      for (const [text, label] of named.labels) {
-        if (text.length < name.length || text.length > name.length * 3 + 24) continue;
+      for (const label of named.labels.get(name) || []) {
         const control = controlOf(label);
-        if (control && toLower(trimText(replaceText(text, /\s+/g, " "))) === name) push(candidates, control);
+        if (control) push(candidates, control);
       }
       for (const other of new Set_(candidates)) {
         if (other === el || !matchesSel(other, FIELD_SELECTOR)) continue;
@@ -1296,7 +1394,7 @@ function __pwLibrary() {
   // passes after all page handlers ran. Within the pin's window this also stops navigations the
   // page's script starts (`location = …`, `form.submit()`) to an origin the guard did not judge;
   // a navigation a page script starts by itself later is left to the network layer.
-  const originOf = (url) => { try { return new URL_(url).origin; } catch (e) { return "null"; } };
+  const originOf = (url) => originOfURL(url);
   const urlHostOf = (url) => { try { return new URL_(url).hostname; } catch (e) { return ""; } };
   const endsWith = uncurry(String.prototype.endsWith);
   let pinned = null;
@@ -1355,7 +1453,9 @@ function __pwLibrary() {
     } catch (e) { /* a cross-origin parent */ }
     return o;
   }
+  let pinnedLib = null;  // the reader's name in each window (`opts.lib`): a frame's stops go to the top's
   function pin(el, f, mode, lib, policy) {
+    if (lib) pinnedLib = lib;
     // mode "page": the action activates nothing (hover, focus, typing, a change): only the page's
     // own origin was judged, so a navigation its handlers start elsewhere is stopped. "links":
     // link and form activations only (a network layer judges what scripts start).
@@ -1409,8 +1509,31 @@ function __pwLibrary() {
   }
   function stop(event, actual, how) {
     if (cancelableOf(event)) preventDefault(event);
-    push(stopped, {expected: pinned.expected, actual, how});
+    const item = {expected: pinned.expected, actual, how};
+    noteStop(item);
+    if (W.top !== W) forwardStop(item);
+  }
+  function noteStop(item) {
+    push(stopped, item);
     if (stopped.length > 8) stopped.shift();
+  }
+  // A frame's stop is told to the top document's reader, which the guard reads with the action's
+  // check and with the next action (no extra round trip): a same-origin top's reader takes it
+  // straight into its list; across origins a message carries the how and the origin stopped (not
+  // the URL: the top page sees the message, and the URL may hold what the frame tried to send).
+  const STOP_KEY = "__pagewardenFrameStop";
+  function forwardStop(item) {
+    let theirs = null;
+    try { theirs = pinnedLib ? W.top[pinnedLib] : null; } catch (e) { theirs = null; }
+    if (theirs && theirs.noteStop) { try { theirs.noteStop(item); return; } catch (e) { /* */ } }
+    try { W.top.postMessage({[STOP_KEY]: {how: String(item.how), actual: originOf(item.actual)}}, "*"); } catch (e) { /* */ }
+  }
+  function onStopMessage(event) {
+    let data = null;
+    try { data = event.data; } catch (e) { return; }
+    if (!data || typeof data !== "object" || !data[STOP_KEY] || event.source === W) return;
+    const note = data[STOP_KEY];
+    noteStop({expected: null, actual: String(note.actual || "a frame's destination"), how: "frame " + String(note.how || "navigation")});
   }
   // The judged activation was neither a link nor a submit button, yet the click reaches one that
   // is not the judged element: the page put it there after the guard's read (an element
@@ -1486,6 +1609,7 @@ function __pwLibrary() {
     add(W, "submit", onSubmit, true);
     add(W, "submit", onSubmit, false);
     if (W.navigation && NavigateEvent_) add(W.navigation, "navigate", onNavigate, false);
+    if (W.top === W) add(W, "message", onStopMessage, true);
     watchOverlays(add);
   }
   function report() {
@@ -1545,14 +1669,14 @@ function __pwLibrary() {
     return out;
   }
   function engine() {
-    const run = (root, body) => {
+    const run = reading((root, body) => {
       let out;
       try { out = entry(root, parseJSON(body)); } catch (e) { out = {__error: String(e)}; }
       const doc = nodeTypeOf(root) === 9 ? root : ownerDocumentOf(root);
       const holder = createEl(doc, "pw-facts");
       setAttr(holder, "d", toJSON(out === undefined ? null : out));
       return holder;
-    };
+    });
     return {query: run, queryAll: (root, body) => [run(root, body)]};
   }
   function direct(body) {
@@ -1563,5 +1687,7 @@ function __pwLibrary() {
     return toJSON(out === undefined ? null : out);
   }
 
-  return Object.freeze({facts, sources, result, atPoint, focused, locator, listen, report, engine, pinAs, direct});
+  return Object.freeze({facts: reading(facts), sources: reading(sources), result: reading(result),
+    atPoint: reading(atPoint), focused: reading(focused), locator: reading(locator), listen, report,
+    engine, pinAs, direct: reading(direct), noteStop});
 }

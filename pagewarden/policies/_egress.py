@@ -2,8 +2,8 @@
 
 `EgressRules` (sans-I/O: a URL in, a `Refusal` or None out) is shared by the network layer
 (`pagewarden.proxy`, which applies it to every request through mitmproxy) and by the
-embedded navigation gate (`pagewarden.interceptors._gate`, which applies it to top-level
-navigations through Playwright's request routing when no proxy runs). A pattern means the same
+embedded navigation gate (`pagewarden.interceptors._gate`, which applies it to navigations,
+subresources and websockets through Playwright's request routing when no proxy runs). A pattern means the same
 thing to both, and to the rules tier (`pagewarden.policies.rules.urls.UrlPattern`,
 `pagewarden._url.host_matches`):
 

