@@ -1144,7 +1144,7 @@ function __pwLibrary() {
       const byFor = new Map();
       for (const label of labelsByTag(doc, "label")) {
         const target = getAttr(label, "for");
-        if (target === null) continue;
+        if (target === null || !isHTML(label)) continue;  // (an SVG <label> has no control)
         const list = byFor.get(target);
         if (list) push(list, label); else byFor.set(target, [label]);
       }
@@ -1231,6 +1231,7 @@ function __pwLibrary() {
       names.labels = new Map();
       let n = 0;
       for (const label of labelsByTag(doc, "label")) {
+        if (!isHTML(label)) continue;  // another namespace's <label> (SVG) has no control
         if (n++ >= 150) break;
         const text = toLower(trimText(replaceText(textContentOf(label) || "", /\s+/g, " ")));
         const list = names.labels.get(text);

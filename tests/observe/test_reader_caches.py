@@ -185,6 +185,21 @@ async def test_label_names_follow_labels_added_retargeted_and_removed(guarded: A
             assert facts.name == native, (step, selector)
 
 
+async def test_a_label_element_of_another_namespace_does_not_break_the_read(guarded: Any) -> None:
+    # getElementsByTagName("label") also lists an SVG-namespace <label>, which has no `control`:
+    # a page that plants one naming a field must not make the field unreadable.
+    page = guarded.unwrap()
+    await page.evaluate(
+        "for (const id of ['card', 'nick']) {"
+        " const l = document.createElementNS('http://www.w3.org/2000/svg', 'label');"
+        " l.setAttribute('for', id); l.textContent = 'Card number';"
+        " document.querySelector('main').prepend(l); }"
+    )
+    facts, _ = await read(guarded, "#nick", field=True)
+    assert facts.name == "Nickname"
+    assert await mirrors(guarded) == 0
+
+
 async def test_a_replaced_element_is_read_anew(guarded: Any) -> None:
     page = guarded.unwrap()
     facts, _ = await read(guarded, "#elsewhere")
