@@ -451,6 +451,14 @@ class Guard:
 
     def commit(self, step: Step, verdict: Verdict, *, ran: bool, screenshot: str | None = None) -> None:
         """Record a judged step in session memory, the log and the trace."""
+        self.remember(step, verdict, ran=ran)
+        self.report(step, verdict, ran=ran, screenshot=screenshot)
+
+    def remember(self, step: Step, verdict: Verdict, *, ran: bool) -> None:
+        """The session-memory half of `commit` (previous step, history, the rules' running
+        state, a typed password as a secret); `report` is the other half. The guarded page
+        remembers an action while it is on its way to the browser and reports it once it has
+        run (the report carries how long it took)."""
         self._note_goal(step.goal)
         step = classified(step)
         entry = self.session.record(step, verdict, ran=ran)
@@ -469,6 +477,10 @@ class Guard:
             self.add_secret(
                 step.action.value or "", allow_domains=[f".{site}"] if site else [], label="typed-password"
             )
+
+    def report(self, step: Step, verdict: Verdict, *, ran: bool, screenshot: str | None = None) -> None:
+        """The log, trace and event-bus half of `commit` (after `remember`)."""
+        step = classified(step)
         if verdict.decision is not Decision.ALLOW or verdict.tier_errors:
             self.log.info(
                 "guard_decision",

@@ -7,11 +7,12 @@ screenshot, run the action) and gets the result back. `drive_async` awaits the c
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import time
-from collections.abc import Generator
-from dataclasses import replace
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +45,7 @@ from pagewarden.observe._shadow import closed_shadow_facts
 if TYPE_CHECKING:
     from pagewarden.interceptors._wrappers import Guarded, SharedState
 
-__all__ = ["drive_async", "drive_sync", "exception_for", "guarded_action"]
+__all__ = ["Begin", "Finish", "Running", "drive_async", "drive_sync", "exception_for", "guarded_action"]
 
 _EXCEPTIONS: dict[Decision, type[GuardError]] = {
     Decision.BLOCK: ActionBlocked,
@@ -58,6 +59,36 @@ _TYPING = frozenset({"fill", "type", "press", "clear"})
 #: An observation note: the reader stopped a navigation the page started after an earlier action.
 EARLIER_STOP = "navigation-stopped: "
 Pipeline = Generator[Call, Any, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Begin:
+    """A call the pipeline starts and finishes later (`Finish`), to do its own work meanwhile.
+
+    Under the async API the call's coroutine runs as a task up to its first wait (its message
+    is then on its way to the browser) and the driver hands back a `Running` at once; under
+    the sync API the call runs to its end first. Either way `Finish` gives its result or raises
+    its exception, so what the pipeline does in between must not depend on the outcome."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Running:
+    """A begun call: its task (async), or its outcome (sync, or a call that was not awaitable)."""
+
+    task: Any = None
+    value: Any = None
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """Wait for a begun call (`Begin`): its result, or its exception raised."""
+
+    running: Running
 
 
 def exception_for(verdict: Verdict, action: str) -> GuardError:
@@ -673,8 +704,7 @@ def guarded_action(
             verdict = yield from guard.judge(step, owner.page_raw())
     except Exception as exc:  # noqa: BLE001 - never crash the agent; fail closed
         verdict = _fail_closed(step, f"guard error: {type(exc).__name__}: {exc}", guard.mode)
-    timings = {"observe": round((observed - started) * 1000, 3), **verdict.timings_ms}
-    verdict = replace(verdict, timings_ms=timings)
+    verdict = _with_timings(verdict, {"observe": round((observed - started) * 1000, 3), **verdict.timings_ms})
     if verdict.decision is Decision.ASK and verdict.enforced:
         approved, problem = yield Call(guard.approval, (verdict, step))
         if problem:
@@ -707,11 +737,21 @@ def guarded_action(
         and page is not None
     )
     watch = DocumentWatch(page) if pinned else None
+    remembered = False
     try:
         if action.kind == "request" and owner._pw_type == "APIRequestContext":
             result = yield from follow_redirects(shared, owner, name, method, call_args, call_kwargs, step)
-        else:
+        elif pinned:
             result = yield Call(method, call_args, call_kwargs)
+        else:
+            # Nothing that comes back changes this verdict: the step goes into session memory
+            # while the action is on its way (async API), and into the trace once it has run.
+            running = yield Begin(method, call_args, call_kwargs)
+            try:
+                guard.remember(step, verdict, ran=True)
+                remembered = True
+            finally:
+                result = yield Finish(running)
         if watch is not None:
             watch.close()
         if pinned and not (watch is not None and watch.replaced):
@@ -731,11 +771,20 @@ def guarded_action(
     finally:
         if watch is not None:
             watch.close()
-        done = {**verdict.timings_ms, "execute": round((time.perf_counter() - executed) * 1000, 3)}
-        guard.commit(step, replace(verdict, timings_ms=done), ran=True, screenshot=screenshot)
+        verdict.timings_ms["execute"] = round((time.perf_counter() - executed) * 1000, 3)
+        if not remembered:
+            guard.remember(step, verdict, ran=True)
+        guard.report(step, verdict, ran=True, screenshot=screenshot)
     if verdict.decision is Decision.BLOCK and verdict.enforced and verdict.approved_by is None:
         raise guard.stop(step, verdict)
     return shared.wrap(result)
+
+
+def _with_timings(verdict: Verdict, timings: dict[str, float]) -> Verdict:
+    """`verdict` with its own copy of `timings` (the pipeline adds the action's time to it)."""
+    verdict.timings_ms.clear()  # (a fresh dict of this verdict: filled in place, no copy of the verdict)
+    verdict.timings_ms.update(timings)
+    return verdict
 
 
 def _resume(pipeline: Pipeline, value: Any, error: BaseException | None) -> Call:
@@ -754,9 +803,29 @@ async def drive_async(pipeline: Pipeline) -> Any:
             return stop.value
         value, error = None, None
         try:
+            if type(call) is Finish:
+                running = call.running
+                if running.task is not None:
+                    value = await running.task
+                elif running.error is not None:
+                    raise running.error
+                else:
+                    value = running.value
+                continue
             value = call.fn(*call.args, **call.kwargs)
             if inspect.isawaitable(value):
-                value = await value
+                if type(call) is Begin:
+                    task = asyncio.ensure_future(value)
+                    try:
+                        await asyncio.sleep(0)  # the task runs up to its first wait: its message is sent
+                    except BaseException:
+                        task.cancel()  # (this driver was cancelled: nobody would wait for the call)
+                        raise
+                    value = Running(task=task)
+                else:
+                    value = await value
+            elif type(call) is Begin:
+                value = Running(value=value)
         except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
             error = exc
 
@@ -776,8 +845,25 @@ def drive_sync(pipeline: Pipeline) -> Any:
             return stop.value
         value, error = None, None
         try:
-            value = call.fn(*call.args, **call.kwargs)
-            if inspect.isawaitable(value):
-                value = background_loop().run(value)
+            if type(call) is Finish:
+                if call.running.error is not None:
+                    raise call.running.error
+                value = call.running.value
+                continue
+            if type(call) is Begin:
+                # the sync API cannot leave a call running: it runs to its end here
+                try:
+                    value = Running(value=_run_sync(call))
+                except BaseException as exc:  # noqa: BLE001 - raised again by its `Finish`
+                    value = Running(error=exc)
+                continue
+            value = _run_sync(call)
         except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
             error = exc
+
+
+def _run_sync(call: Call | Begin) -> Any:
+    value = call.fn(*call.args, **call.kwargs)
+    if inspect.isawaitable(value):
+        value = background_loop().run(value)
+    return value
