@@ -117,7 +117,8 @@ function __pwLibrary() {
     for (const [C, get] of table) if (TAG_OF.get(C) === t) { try { return get(el); } catch (e) { return fallback; } }
     return fallback;
   };
-  const isElement = (n) => !!n && nodeTypeOf(n) === 1;
+  // (a composed path ends with the window, which is no node: the getter throws there)
+  const isElement = (n) => { try { return !!n && nodeTypeOf(n) === 1; } catch (e) { return false; } };
   const tag = (el) => toLower(tagNameOf(el));
   // What one read has already read: each element's computed style (the live declaration and the
   // values taken from it) and accessible name. The walks over an element's ancestors (visibility,
