@@ -45,6 +45,7 @@ from __future__ import annotations
 import re
 import threading
 import weakref
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -52,7 +53,7 @@ from pagewarden._regex import trie_pattern
 from pagewarden._url import _normalise_host, parse_url, registrable_domain
 from pagewarden.guard._verdict import Verdict
 from pagewarden.interceptors._hops import HopGate, drive_hops_async, drive_hops_sync
-from pagewarden.policies._egress import NETWORK_POLICY, EgressRules, Refusal, refusals_verdict
+from pagewarden.policies._egress import NETWORK_POLICY, REFUSALS_KEPT, EgressRules, Refusal, refusals_verdict
 
 __all__ = ["NavigationGate", "gate_needed", "navigation_pattern", "pin_hosts"]
 
@@ -243,8 +244,10 @@ class NavigationGate:
         self._pending: list[Refusal] = []
         #: (url, rule, action) -> when it was last recorded (the same refusal within 1 s is one)
         self._recent: dict[tuple[str, str, str], float] = {}
-        #: every refusal of the session (monitor mode's too), oldest first
-        self.refusals: list[Refusal] = []
+        #: the session's latest refusals (monitor mode's too), oldest first; bounded, so a page that
+        #: keeps requesting a refused host for hours does not grow memory (each refusal is also a
+        #: `network` event and a log line, which keep them all)
+        self.refusals: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
         self._contexts: weakref.WeakSet[Any] = weakref.WeakSet()
         #: the redirect hops' interception (see `pagewarden.interceptors._hops`)
         self.hops = HopGate(self)

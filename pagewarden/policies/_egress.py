@@ -34,10 +34,13 @@ from pagewarden._url import host_matches, parse_url
 from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.policies.rules.urls import Destination, UrlPattern
 
-__all__ = ["NETWORK_POLICY", "EgressRules", "Refusal", "RefusalSink", "refusals_verdict"]
+__all__ = ["NETWORK_POLICY", "REFUSALS_KEPT", "EgressRules", "Refusal", "RefusalSink", "refusals_verdict"]
 
 #: The policy id of the network layer's own refusals (strict mode, hostless requests).
 NETWORK_POLICY = "PW-NETWORK"
+#: How many of the latest refusals each layer keeps in memory (`.refusals`); every refusal is
+#: also a `network` event and a log line, which keep them all.
+REFUSALS_KEPT = 4096
 
 
 @dataclass(frozen=True, slots=True)

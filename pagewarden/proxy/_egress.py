@@ -24,13 +24,14 @@ mitmproxy addon that applies it.
 from __future__ import annotations
 
 import contextlib
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from mitmproxy import http
 
 from pagewarden._url import parse_url
-from pagewarden.policies._egress import NETWORK_POLICY, EgressRules
+from pagewarden.policies._egress import NETWORK_POLICY, REFUSALS_KEPT, EgressRules
 from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal, RefusalSink, refusal_page
 
 __all__ = ["NETWORK_POLICY", "EgressPolicy", "EgressRules", "is_navigation"]
@@ -80,7 +81,9 @@ class EgressPolicy:
         self._policies = list(policies or ())
         self.rules = EgressRules.from_policies(self._policies)
         self.sinks: list[RefusalSink] = [on_refusal] if on_refusal is not None else []
-        self.refusals: list[Refusal] = []
+        # the latest refusals (each is also a `network` event and a log line): bounded, so a page
+        # that keeps requesting a refused host for hours does not grow memory
+        self.refusals: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
 
     def load(self, loader) -> None:
         loader.add_option("pagewarden_strict", bool, False, "Only allow-listed hosts may be reached.")

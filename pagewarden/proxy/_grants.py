@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from typing import Any
 
 from mitmproxy import http
 
 from pagewarden._url import parse_url, registrable_domain, resolve_url
 from pagewarden.guard._verdict import Verdict
-from pagewarden.policies._egress import refusals_verdict
+from pagewarden.policies._egress import REFUSALS_KEPT, refusals_verdict
 from pagewarden.proxy._egress import NETWORK_POLICY, is_navigation, refuse_flow
 from pagewarden.proxy._refusal import Refusal
 from pagewarden.proxy._tokens import new_token
@@ -84,7 +85,9 @@ class NetworkSession:
         #: the context's own languages (``Accept-Language`` before the token), for the per-tab value
         self.locale: str | None = None
         self._pending: list[Refusal] = []
-        self.refusals: list[Refusal] = []
+        # the latest refusals (each is also a `network` event and a log line): bounded, so a page
+        # that keeps requesting a refused host for hours does not grow memory
+        self.refusals: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
         #: the index of the guarded step that ran last (flows are linked to it)
         self.current_step: int | None = None
 
