@@ -55,6 +55,7 @@ class _ReplayGuard(Guard):
         self.last_reasoning: str | None = None  # the recorded reasoning of the step being performed
         self._real: Verdict | None = None
         self.commits: list[tuple[Step, Verdict, bool]] = []
+        self._kept: tuple[Step, Verdict, Verdict] | None = None  # (step, followed, real) of `remember`
 
     def judge(self, step: Step, page: Any = None):  # type: ignore[override]
         verdict = yield from super().judge(step, page)
@@ -65,13 +66,23 @@ class _ReplayGuard(Guard):
             return replace(verdict, enforced=False)
         return replace(verdict, decision=Decision.BLOCK, enforced=True, approved_by=None, explanation=_HELD)
 
-    def commit(self, step: Step, verdict: Verdict, *, ran: bool, screenshot: str | None = None) -> None:
+    # The guarded page records a step in two halves (`remember` while the action is on its way,
+    # `report` once it has run; `commit` is both): today's real verdict replaces the followed
+    # one in each.
+    def remember(self, step: Step, verdict: Verdict, *, ran: bool) -> None:
         real, self._real = self._real, None
         pinned = any(f.rule == "destination_pinning" for f in verdict.findings)
-        if real is not None and not pinned:
-            verdict = replace(real, timings_ms=verdict.timings_ms)
-        self.commits.append((step, verdict, ran))
-        super().commit(step, verdict, ran=ran, screenshot=screenshot)
+        kept = replace(real, timings_ms=verdict.timings_ms) if real is not None and not pinned else verdict
+        self._kept = (step, verdict, kept)
+        self.commits.append((step, kept, ran))
+        super().remember(step, kept, ran=ran)
+
+    def report(self, step: Step, verdict: Verdict, *, ran: bool, screenshot: str | None = None) -> None:
+        kept = self._kept
+        self._kept = None
+        if kept is not None and kept[0] is step and kept[1] is verdict:
+            verdict = kept[2]
+        super().report(step, verdict, ran=ran, screenshot=screenshot)
 
 
 def _same_url(a: str, b: str) -> bool:
