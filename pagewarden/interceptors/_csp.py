@@ -42,7 +42,10 @@ from typing import Any
 
 from pagewarden._url import parse_url
 
-__all__ = ["MAX_POLICIES", "REPORT_HOST", "csp_policies", "csp_script", "new_binding_name"]
+__all__ = [
+    "MAX_POLICIES", "REPORT_HOST", "csp_policies", "csp_script", "deny_url_patterns", "new_binding_name",
+    "violation_url",
+]
 
 #: At most this many policies (the most restrictive rules first; fewer policies only ever
 #: allow more, never less, than the rules).
@@ -171,3 +174,41 @@ _SCRIPT = r"""(() => {
     }, true);
   }
 })();"""
+
+
+def deny_url_patterns(rules: Any, *, covered: bool) -> list[str]:
+    """DevTools ``Fetch`` URL patterns (globs) every URL on a host the rules deny (``domain_deny``,
+    ``deny_hosts``) matches — a superset: the gate judges what they pause. With `covered`, the
+    hosts the allow-list refuses anyway (its policy covers them) are left out. A ``*`` pattern
+    (every host) gives none: the allow-list, or nothing, has to say it."""
+    from pagewarden.interceptors._gate import _host_of_pattern
+
+    patterns: list[str] = []
+    texts = [p for rule in getattr(rules, "domain_deny", ()) for p in rule.patterns]
+    for pattern in [*texts, *getattr(rules, "deny_hosts", ())]:
+        parsed = _host_of_pattern(pattern)
+        if parsed is None or parsed[0] == "*":
+            continue
+        prefix, host = parsed
+        if covered and not _allowed_by_every_rule(rules, host, prefix):
+            continue
+        glob = host.replace("\\", "\\\\").replace("*", "\\*").replace("?", "\\?")
+        patterns.extend((f"*://*{glob}/*", f"*://*{glob}:*"))
+    return list(dict.fromkeys(patterns))
+
+
+def _allowed_by_every_rule(rules: Any, host: str, prefix: str) -> bool:
+    """Whether some host `prefix` + `host` names may pass every ``domain_allow`` rule."""
+    from pagewarden._url import host_matches
+    from pagewarden.interceptors._gate import _host_of_pattern
+
+    for rule in rules.domain_allow:
+        for pattern in rule.patterns:
+            parsed = _host_of_pattern(pattern)
+            if parsed is None or parsed[0] == "*" or parsed[1] == host or parsed[1].endswith("." + host):
+                return True  # an allowed host under the denied one (or one the gate cannot read)
+    samples = [host] if prefix == "" else [f"a.{host}"] if prefix == "*." else [host, f"a.{host}"]
+    return any(
+        all(any(host_matches(sample, p) for p in rule.patterns) for rule in rules.domain_allow)
+        for sample in samples
+    )

@@ -58,7 +58,13 @@ from typing import Any
 from pagewarden._regex import trie_pattern
 from pagewarden._url import _normalise_host, parse_url, registrable_domain
 from pagewarden.guard._verdict import Verdict
-from pagewarden.interceptors._csp import csp_policies, csp_script, new_binding_name, violation_url
+from pagewarden.interceptors._csp import (
+    REPORT_HOST,
+    csp_policies,
+    csp_script,
+    new_binding_name,
+    violation_url,
+)
 from pagewarden.interceptors._hops import HopGate, drive_hops_async, drive_hops_sync
 from pagewarden.policies._egress import NETWORK_POLICY, REFUSALS_KEPT, EgressRules, Refusal, refusals_verdict
 
@@ -375,6 +381,35 @@ class NavigationGate:
             return
         self.refused(self.csp_refusal(*found))
 
+    def _reported(self, request: Any) -> bool:
+        """Whether `request` is a worker's report of a violation of the gate's policy (its
+        ``report-uri``: a dedicated worker's reports pass Playwright's routes): recorded as the
+        refusal it reports; the caller answers it (it never leaves)."""
+        if not self.csp:
+            return False
+        try:
+            url = str(request.url)
+            if parse_url(url).host != REPORT_HOST:
+                return False
+            body = request.post_data or ""
+        except Exception:  # noqa: BLE001 - not a request we can read: judged as any other
+            return False
+        self.report(body)
+        return True
+
+    def report(self, body: str) -> None:
+        """Record the violation a ``report-uri`` report (`body`, JSON) tells of."""
+        try:
+            report = json.loads(body).get("csp-report") if len(body) < 65536 else None
+        except (ValueError, AttributeError):
+            report = None
+        if not isinstance(report, dict):
+            return
+        blocked = {"url": report.get("blocked-uri"), "directive": report.get("effective-directive")}
+        found = violation_url(blocked)
+        if found is not None:
+            self.refused(self.csp_refusal(*found))
+
     def csp_refusal(self, url: str, directive: str) -> Refusal:
         """The refusal of a request the gate's policy refused (`url`, as the browser reports it:
         for a redirect hop, the allowed URL that redirected)."""
@@ -489,6 +524,10 @@ class NavigationGate:
         return route.abort("blockedbyclient")
 
     async def _route_async(self, route: Any, request: Any) -> None:
+        if self._reported(request):
+            with contextlib.suppress(Exception):  # the page or context closed meanwhile
+                await route.fulfill(status=204)
+            return
         refusal = self.judge(request)
         try:
             if refusal is not None and self.enforce:
@@ -501,6 +540,10 @@ class NavigationGate:
             self.refused(refusal)
 
     def _route_sync(self, route: Any, request: Any) -> None:
+        if self._reported(request):
+            with contextlib.suppress(Exception):  # the page or context closed meanwhile
+                route.fulfill(status=204)
+            return
         refusal = self.judge(request)
         try:
             if refusal is not None and self.enforce:

@@ -14,11 +14,22 @@ first request of a document is judged too (the gate's route judges it as well, i
 driver: this one also covers a document Playwright does not route). A document of another
 context of the same browser is continued.
 
+The same session closes what Playwright's routes miss beyond documents
+(`pagewarden.interceptors._csp`): with the gate's Content-Security-Policy (an allow-list), the
+responses of ``Other`` requests (worker scripts: dedicated, shared and service workers; favicons)
+are paused and continued with the policy added as a header (a worker's policy comes from its
+script's response), with a ``report-uri`` on ``csp-report.pagewarden.invalid`` that is answered
+here (or by the gate's route, for a dedicated worker) and recorded as the gate's refusal; and
+requests of any kind to a host a ``domain_deny`` rule names (and the allow-list does not refuse
+already) are paused at the request stage: a subresource's redirect hop to it, a shared or service
+worker's request, is refused with ``net::ERR_BLOCKED_BY_CLIENT`` (``action: "request"``).
+
 The cost: every document request of the browser (not subresources) waits for one DevTools
-round trip to Python. Under the sync API a paused document continues only while the agent's
-thread is inside a Playwright call (as for any Playwright route handler). A persistent context
-(``launch_persistent_context``) has its browser object too; a context without one gets no hop
-interception.
+round trip to Python; so do worker scripts' and favicons' responses with an allow-list, and
+requests whose URL names a denied host. Under the sync API a paused request continues only
+while the agent's thread is inside a Playwright call (as for any Playwright route handler). A
+persistent context (``launch_persistent_context``) has its browser object too; a context without
+one gets no hop interception.
 """
 
 from __future__ import annotations
@@ -31,6 +42,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from pagewarden._url import parse_url
+from pagewarden.interceptors._csp import REPORT_HOST, deny_url_patterns
 from pagewarden.interceptors._pipeline import drive_async, drive_sync
 from pagewarden.observe._gather import Call
 from pagewarden.policies._egress import NETWORK_POLICY, Refusal
@@ -40,7 +52,9 @@ if TYPE_CHECKING:
 
 __all__ = ["HopGate", "drive_hops_async", "drive_hops_sync"]
 
-_PATTERNS = {"patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}]}
+_DOCUMENTS = {"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}
+#: worker scripts (dedicated, shared, service) and favicons: their responses get the gate's policy
+_WORKER_SCRIPTS = {"urlPattern": "*", "resourceType": "Other", "requestStage": "Response"}
 _PENDING = object()
 Steps = Generator[Call, Any, Any]
 
@@ -74,6 +88,20 @@ class HopGate:
         self._contexts: weakref.WeakKeyDictionary[Any, weakref.WeakSet[Any]] = weakref.WeakKeyDictionary()
 
     # -- installing -------------------------------------------------------------------------
+    def patterns(self) -> list[dict[str, str]]:
+        """What the browser's session pauses: every document request; with the gate's policy, the
+        responses of worker scripts (to give them the policy) and the policy's violation reports;
+        requests of any kind to a denied host the policy does not cover (each redirect hop, and
+        the requests of shared and service workers, which Playwright's routes do not see)."""
+        gate = self.gate
+        out: list[dict[str, str]] = [_DOCUMENTS]
+        if gate.csp:
+            out.append(_WORKER_SCRIPTS)
+            out.append({"urlPattern": f"*://{REPORT_HOST}/*", "resourceType": "CSPViolationReport"})
+        for pattern in deny_url_patterns(gate.rules, covered=bool(gate.csp)):
+            out.append({"urlPattern": pattern, "requestStage": "Request"})
+        return out
+
     def install(self, context: Any, mode: str) -> Steps:
         """Steps that make `context`'s browser intercept redirect hops (once per browser)."""
         try:
@@ -93,7 +121,7 @@ class HopGate:
             session = yield Call(browser.new_browser_cdp_session)
             make = self._handler_async if mode == "async" else self._handler_sync
             session.on("Fetch.requestPaused", make(session, browser))
-            yield Call(session.send, ("Fetch.enable", _PATTERNS))
+            yield Call(session.send, ("Fetch.enable", {"patterns": self.patterns()}))
         except BaseException:
             with self._lock:
                 self._sessions.pop(browser, None)
@@ -133,8 +161,16 @@ class HopGate:
         return paused
 
     def _decide(self, session: Any, browser: Any, event: dict[str, Any]) -> Steps:
-        """Continue the paused request, or answer a refused hop with 204 (never raises)."""
+        """Continue the paused request, or answer a refused one: a document with 204, any other
+        request with a network error (never raises)."""
         request_id = event.get("requestId")
+        if event.get("responseStatusCode") is not None or event.get("responseErrorReason"):
+            yield from self._response(session, browser, event)
+            return
+        url = str((event.get("request") or {}).get("url") or "")
+        if event.get("resourceType") == "CSPViolationReport" and parse_url(url).host == REPORT_HOST:
+            yield from self._report(session, event)
+            return
         refusal = self.judge(event)
         if refusal is not None:
             try:
@@ -145,8 +181,12 @@ class HopGate:
                 refusal = None
         try:
             if refusal is not None and self.gate.enforce:
-                answer = {"requestId": request_id, "responseCode": 204}
-                yield Call(session.send, ("Fetch.fulfillRequest", answer))
+                if event.get("resourceType") == "Document":
+                    answer = {"requestId": request_id, "responseCode": 204}
+                    yield Call(session.send, ("Fetch.fulfillRequest", answer))
+                else:
+                    failed = {"requestId": request_id, "errorReason": "BlockedByClient"}
+                    yield Call(session.send, ("Fetch.failRequest", failed))
             else:
                 yield Call(session.send, ("Fetch.continueRequest", {"requestId": request_id}))
         except Exception:  # noqa: BLE001 - the request or the browser went away meanwhile
@@ -154,19 +194,59 @@ class HopGate:
         if refusal is not None:
             self.gate.refused(refusal)
 
+    def _response(self, session: Any, browser: Any, event: dict[str, Any]) -> Steps:
+        """A worker script's (or favicon's) response: in a guarded context it gets the gate's
+        policy, with a ``report-uri`` this session answers (a worker's policy comes from its
+        script's response, not from the document that started it)."""
+        request_id = event.get("requestId")
+        policies = self.gate.csp
+        try:
+            guarded = bool(policies) and not event.get("responseErrorReason")
+            if guarded:
+                guarded = yield from self._guarded_frame(session, browser, str(event.get("frameId") or ""))
+        except Exception:  # noqa: BLE001 - cannot tell whose frame: it is judged as ours
+            guarded = True
+        try:
+            if guarded:
+                report = f"; report-uri http://{REPORT_HOST}/{self.gate.csp_binding}"
+                headers = [h for h in event.get("responseHeaders") or () if isinstance(h, dict)]
+                headers += [{"name": "Content-Security-Policy", "value": p + report} for p in policies]
+                answer = {
+                    "requestId": request_id, "responseCode": int(event.get("responseStatusCode") or 200),
+                    "responseHeaders": headers,
+                }  # fmt: skip
+                if event.get("responseStatusText"):
+                    answer["responsePhrase"] = str(event["responseStatusText"])
+                yield Call(session.send, ("Fetch.continueResponse", answer))
+            else:
+                yield Call(session.send, ("Fetch.continueRequest", {"requestId": request_id}))
+        except Exception:  # noqa: BLE001 - the request or the browser went away meanwhile
+            pass
+
+    def _report(self, session: Any, event: dict[str, Any]) -> Steps:
+        """A worker's report that the gate's policy refused a request: answered here (it never
+        leaves) and recorded as the gate's refusal."""
+        with contextlib.suppress(Exception):  # the browser went away meanwhile
+            answer = {"requestId": event.get("requestId"), "responseCode": 204}
+            yield Call(session.send, ("Fetch.fulfillRequest", answer))
+        self.gate.report(str((event.get("request") or {}).get("postData") or ""))
+
     def judge(self, event: dict[str, Any]) -> Refusal | None:
-        """The refusal of a paused document request (None: allowed): a redirect hop, or any
-        other document (those are the route's to judge first; this catches a document
-        Playwright's routing does not see)."""
+        """The refusal of a paused request (None: allowed). A document (a redirect hop, or any
+        other document: those are the route's to judge first; this catches a document
+        Playwright's routing does not see) against the URL and host rules; any other request (a
+        subresource's redirect hop, a worker's request) on a denied host against the host rules."""
         request = event.get("request") or {}
         url = str(request.get("url") or "")
         gate = self.gate
-        if not gate.pattern.search(url):
-            return None  # a URL no rule can refuse (the pattern is a superset of the refusals)
         method = str(request.get("method") or "GET")
-        action = "redirect" if event.get("redirectedRequestId") else "navigation"
+        document = event.get("resourceType") == "Document"
+        if document and not gate.pattern.search(url):
+            return None  # a URL no rule can refuse (the pattern is a superset of the refusals)
+        hop = bool(event.get("redirectedRequestId"))
+        action = ("redirect" if hop else "navigation") if document else "request"
         try:
-            return gate.rules.judge(url, navigation=True, action=action, method=method)
+            return gate.rules.judge(url, navigation=document, action=action, method=method)
         except Exception as exc:  # noqa: BLE001 - cannot be judged: refused
             return Refusal(
                 action, url, parse_url(url).host, "gate_error", NETWORK_POLICY,

