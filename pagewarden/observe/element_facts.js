@@ -25,6 +25,7 @@ function __pwLibrary() {
   const hasAttr = uncurry(EP.hasAttribute);
   const queryAll = uncurry(EP.querySelectorAll);
   const docQueryAll = uncurry(Document.prototype.querySelectorAll);
+  const docByTag = uncurry(Document.prototype.getElementsByTagName);  // live, cached by the browser
   const byId = uncurry(Document.prototype.getElementById);
   const containsNode = uncurry(NP.contains);
   const rootOf = uncurry(NP.getRootNode);
@@ -311,6 +312,34 @@ function __pwLibrary() {
     return {action, method, action_explicit: explicit, target, fields};
   }
 
+  // How far a scan of a region (a user-content block, a dialog, an overlay, a container) looks:
+  // its first REGION_SCAN elements in tree order. A region as large as the page (an <article> or
+  // a fixed shell around everything, a list of 10,000 rows) then costs what a small one does;
+  // its text is capped the same way (the first characters from its start).
+  const REGION_SCAN = 600;
+  const SHOW_ELEMENT = NodeFilter.SHOW_ELEMENT;
+  function scanRegion(root, visit) {
+    // `visit` each element under `root` (not itself) in tree order, until it answers false.
+    const walker = makeWalker(ownerDocumentOf(root) || document, root, SHOW_ELEMENT);
+    let seen = 0;
+    for (let el = walkNext(walker); el && seen < REGION_SCAN; el = walkNext(walker)) {
+      seen++;
+      if (visit(el) === false) break;
+    }
+  }
+  function textLonger(node, limit) {
+    // Whether `node`'s text content is longer than `limit`, without building that text: a walk
+    // that stops at the limit, or after 4 × REGION_SCAN nodes (a container that large is long).
+    const walker = makeWalker(ownerDocumentOf(node) || document, node, SHOW_ELEMENT | SHOW_TEXT);
+    let size = 0, seen = 0;
+    for (let n = walkNext(walker); n; n = walkNext(walker)) {
+      if (++seen > REGION_SCAN * 4) return true;
+      if (nodeTypeOf(n) !== 1) { size += (nodeValueOf(n) || "").length; if (size > limit) return true; }
+    }
+    return false;
+  }
+
+  const ARIA_TEXT_SELECTOR = "[aria-label],[title],[alt],[aria-description]";
   function neighbourhood(el, ugc, dialog) {
     let node = ugc || dialog;
     if (!node) {
@@ -318,19 +347,19 @@ function __pwLibrary() {
       node = el;
       for (let i = 0; i < 6 && parentOf(node); i++) {
         const up = parentOf(node);
-        if (!isElement(up) || testRe(/^(BODY|HTML|MAIN)$/, tagNameOf(up)) || (textContentOf(up) || "").length > 1500) break;
+        if (!isElement(up) || testRe(/^(BODY|HTML|MAIN)$/, tagNameOf(up)) || textLonger(up, 1500)) break;
         node = up;
-        if ((textContentOf(node) || "").length > 160 ||
-            testRe(/^(P|LI|TD|SECTION|ARTICLE|FORM|ASIDE|HEADER|FOOTER)$/, tagNameOf(node))) break;
+        if (textLonger(node, 160) || testRe(/^(P|LI|TD|SECTION|ARTICLE|FORM|ASIDE|HEADER|FOOTER)$/, tagNameOf(node))) break;
       }
     }
     // Hidden text is included on purpose: injections hide there.
     const text = textOf(node, MAX_CONTEXT * 2);
     const extras = [];
-    for (const child of queryAll(node, "[aria-label],[title],[alt],[aria-description]")) {
+    scanRegion(node, (child) => {
+      if (!matchesSel(child, ARIA_TEXT_SELECTOR)) return true;
       push(extras, ariaText(child));
-      if (extras.length > 20) break;
-    }
+      return extras.length <= 20;
+    });
     const unseen = unseenText(node);
     return clip((unseen ? unseen + " | " : "") + text + (extras.length ? " | " + joinList(extras, " | ") : ""),
       MAX_CONTEXT);
@@ -338,8 +367,8 @@ function __pwLibrary() {
 
   // Text a walk of the DOM's text nodes misses but the page shows (or a screen reader reads):
   // CSS generated content (::before / ::after, `attr()` resolved), open shadow roots, and
-  // same-origin frames. Bounded: the first 60 elements of the region.
-  const SHOW_ELEMENT = NodeFilter.SHOW_ELEMENT;
+  // same-origin frames. Bounded: the first 60 elements of the region (and, for generated text
+  // and frames, the first REGION_SCAN).
   const matchAll = (text) => { const out = []; const re = /"((?:[^"\\]|\\.)*)"/g; let m; while ((m = re.exec(text))) push(out, m[1]); return out; };
   function generatedText(el) {
     const parts = [];
@@ -405,7 +434,10 @@ function __pwLibrary() {
       if (rules.selector) {
         try {
           if (matchesSel(node, rules.selector)) push(carriers, node);
-          for (const el of queryAll(node, rules.selector)) { if (carriers.length >= 60) break; push(carriers, el); }
+          scanRegion(node, (el) => {
+            if (matchesSel(el, rules.selector)) push(carriers, el);
+            return carriers.length < 60;
+          });
         } catch (e) { carriers = null; }
       }
     }
@@ -419,12 +451,15 @@ function __pwLibrary() {
       if (root) add(textOf(root, 400));
     }
     let frames = 0;
-    for (const el of queryAll(node, "iframe, frame, object")) {
-      if (++frames > 4 || size >= MAX_CONTEXT) break;
+    scanRegion(node, (el) => {
+      if (size >= MAX_CONTEXT) return false;
+      if (!matchesSel(el, "iframe, frame, object")) return true;
+      if (++frames > 4) return false;
       const inner = frameParts(el)[1];
       const body = inner ? bodyOf(inner) : null;
       if (body) add(textOf(body, 400));
-    }
+      return true;
+    });
     return joinList(parts, " | ");
   }
 
@@ -551,7 +586,7 @@ function __pwLibrary() {
     if (!name) return null;
     const doc = ownerDocumentOf(img);
     let map = null;
-    for (const m of docQueryAll(doc, "map")) {
+    for (const m of docByTag(doc, "map")) {
       if (getAttr(m, "name") === name || getAttr(m, "id") === name) { map = m; break; }
     }
     if (!map) return null;
@@ -1339,19 +1374,22 @@ function __pwLibrary() {
     return [null, null];
   }
 
+  const OVERLAY_CONTROLS = "a[href], button, input, select, textarea, [role=button], [role=link]";
   function overlayFacts(el) {
     const [box, kind] = overlayBox(el);
     if (!box) return null;
     const r = rectOf(box);
     const origin = (() => { try { return new URL_(docURLOf(ownerDocumentOf(el))).origin; } catch (e) { return ""; } })();
     let links = 0, sameOrigin = 0, controls = 0;
-    for (const node of queryAll(box, "a[href], button, input, select, textarea, [role=button], [role=link]")) {
-      if (++controls > 60) break;
-      if (tag(node) !== "a") continue;
+    scanRegion(box, (node) => {
+      if (!matchesSel(node, OVERLAY_CONTROLS)) return true;
+      if (++controls > 60) return false;
+      if (tag(node) !== "a") return true;
       links++;
       const href = resolve(getAttr(node, "href") || "", node);
       try { if (new URL_(href).origin === origin) sameOrigin++; } catch (e) { /* not a URL */ }
-    }
+      return true;
+    });
     return {
       kind,
       area: Math.round(Math.max(0, r.width) * Math.max(0, r.height) / Math.max(1, innerW() * innerH()) * 100) / 100,
