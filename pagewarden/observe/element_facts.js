@@ -943,9 +943,23 @@ function __pwLibrary() {
     return end;
   }
   function catchUp(pos, take) {
-    // `take` each change logged since `pos`; false when they are no longer all in the log.
+    // `take` each change logged since `pos` (false: they are no longer all in the log). An added
+    // node is taken once, only while it is in the page, and not when a node around it is taken
+    // too: its subtree is read as it is now, and the subtrees read are apart, so catching up
+    // never reads more of the page than making the index anew would (a page adding and removing
+    // the same large subtree a thousand times between two reads costs one read of it).
     if (pos < logStart) return false;
-    for (let i = pos - logStart, n = changeLog.length; i < n; i++) take(changeLog[i]);
+    const added = new Set_();
+    for (let i = pos - logStart, n = changeLog.length; i < n; i++) {
+      const change = changeLog[i];
+      if (change[0] !== "add") take(change);
+      else if (isConnectedOf(change[1])) added.add(change[1]);
+    }
+    for (const node of added) {
+      let inside = false;
+      for (let up = parentNodeOf(node); up && !inside; up = parentNodeOf(up)) inside = added.has(up);
+      if (!inside) take(["add", node, null]);
+    }
     return true;
   }
   function noteChanges(records) {
@@ -1001,14 +1015,15 @@ function __pwLibrary() {
   // `linksText` / `labelsText` all of those in one string, so a search for a value none of them
   // carries is one native scan, not one per element. `text`: the body's text in lower case when
   // indexed, and `dirty` the nodes whose text changed or which were added since (at most
-  // DIRTY_KEPT, else the text is read again): a value in neither is nowhere in the page's text.
+  // DIRTY_KEPT nodes and about DIRTY_CHARS characters, else the text is read again): a value in
+  // neither is nowhere in the page's text.
   // Changes are taken in from the change log (elements added, href / action / labelling attributes
   // changed: entries added; removed elements stay until the index is made anew, and each match is
   // checked against the live element).
   let pageIndex = null;
   const LINK_SELECTOR = "[href], [action]";
   const LABEL_SELECTOR = "[aria-label], [title], [aria-description], [alt]";
-  const DIRTY_KEPT = 256;
+  const DIRTY_KEPT = 256, DIRTY_CHARS = 65536;
   function linkEntry(index, el) {
     const href = getAttr(el, "href"), action = getAttr(el, "action");
     const entry = [el, toLower(href || ""), toLower(action || "")];
@@ -1034,7 +1049,11 @@ function __pwLibrary() {
           }
           return;
         }
-        if (index.dirty.size <= DIRTY_KEPT) index.dirty.add(node);
+        if (index.dirty.size <= DIRTY_KEPT && index.dirtyChars <= DIRTY_CHARS && !index.dirty.has(node)) {
+          index.dirty.add(node);
+          const text = nodeTypeOf(node) === 1 ? textContentOf(node) : nodeValueOf(node);
+          index.dirtyChars += text ? text.length : 0;
+        }
         if (kind !== "add" || !isElement(node)) return;
         eachIn(node, LINK_SELECTOR, (el) => { links += "\u0000" + linkEntry(index, el); });
         eachIn(node, LABEL_SELECTOR, (el) => { labels += "\u0000" + labelEntry(index, el); });
@@ -1045,12 +1064,16 @@ function __pwLibrary() {
         index.pos = logEnd();
         index.linksText += links;
         index.labelsText += labels;
-        if (index.dirty.size > DIRTY_KEPT) { index.text = toLower(textContentOf(body) || ""); index.dirty = new Set_(); }
+        if (index.dirty.size > DIRTY_KEPT || index.dirtyChars > DIRTY_CHARS) {
+          index.text = toLower(textContentOf(body) || "");
+          index.dirty = new Set_();
+          index.dirtyChars = 0;
+        }
       }
     }
     if (!index) {
-      index = {body, pos: logEnd(), text: toLower(textContentOf(body) || ""), dirty: new Set_(), links: [], linksText: "",
-               labels: [], labelsText: "", made: 0};
+      index = {body, pos: logEnd(), text: toLower(textContentOf(body) || ""), dirty: new Set_(), dirtyChars: 0, links: [],
+               linksText: "", labels: [], labelsText: "", made: 0};
       const links = [], labels = [];
       for (const el of docQueryAll(doc, LINK_SELECTOR)) push(links, linkEntry(index, el));
       for (const el of docQueryAll(doc, LABEL_SELECTOR)) push(labels, labelEntry(index, el));

@@ -304,8 +304,8 @@ async def test_text_changed_after_a_read_is_seen_many_nodes_and_one_node_many_ti
     # more changed text nodes than the text index keeps aside (it then reads the page's text again)
     await page.evaluate(
         "const box = document.createElement('div'); box.id = 'spans';"
-        " for (let i = 0; i < 400; i++) { const s = document.createElement('span'); s.textContent = 'row ' + i;"
-        " box.append(s); } document.querySelector('main').append(box)"
+        " for (let i = 0; i < 400; i++) { const s = document.createElement('span');"
+        " s.textContent = 'row ' + i; box.append(s); } document.querySelector('main').append(box)"
     )
     assert await kinds(guarded) == []
     await page.evaluate("for (const s of document.querySelectorAll('#spans span')) s.firstChild.data += '.'")
@@ -335,10 +335,12 @@ async def test_more_changes_than_the_log_keeps_between_two_reads(guarded: Any) -
     # thousands of logged changes (titles, hrefs, label targets), the meaningful ones among them
     await page.evaluate(
         "const box = document.createElement('div'); box.id = 'flood';"
-        " for (let i = 0; i < 50; i++) { const a = document.createElement('a'); a.href = '/n' + i; box.append(a); }"
+        " for (let i = 0; i < 50; i++) {"
+        "   const a = document.createElement('a'); a.href = '/n' + i; box.append(a); }"
         " document.querySelector('main').append(box);"
         " const links = box.querySelectorAll('a');"
-        " for (let round = 0; round < 80; round++) for (const a of links) { a.title = 't' + round; a.href = '/r' + round; }"
+        " for (let round = 0; round < 80; round++)"
+        "   for (const a of links) { a.title = 't' + round; a.href = '/r' + round; }"
         f" links[17].href = '/found?{slug}';"
         " document.getElementById('nick-label').htmlFor = 'ph';"
     )
@@ -390,9 +392,35 @@ async def test_a_field_name_changed_again_after_a_read_counts_as_a_mirror(guarde
         assert await mirrors(guarded) == expected, value
     # a new field inside an added subtree, then its name changed before the next read
     await page.evaluate(
-        "const box = document.createElement('div'); box.innerHTML = '<p><input id=\"sub\" aria-label=\"Other\"></p>';"
+        "const box = document.createElement('div');"
+        " box.innerHTML = '<p><input id=\"sub\" aria-label=\"Other\"></p>';"
         " document.getElementById('profile').append(box); document.getElementById('sub').placeholder = 'x';"
     )
     assert await mirrors(guarded) == 1
     await page.evaluate("document.getElementById('sub').setAttribute('aria-label', 'Card number')")
     assert await mirrors(guarded) == 2
+
+
+async def test_a_subtree_moved_around_many_times_between_reads_is_read_where_it_is(guarded: Any) -> None:
+    page = guarded.unwrap()
+    slug = NEEDLE.replace(" ", "-")
+    assert await href_sources(guarded, slug) == []
+    # added, removed and added again hundreds of times, moved between containers, a label taken out
+    # of it into the page, then the subtree left out of the page: what counts is where each is now
+    await page.evaluate(
+        "const box = document.createElement('div'); box.id = 'mover';"
+        f" box.innerHTML = '<p><label for=\"ph\">Moved</label> <a href=\"/m?{slug}\">m</a></p>';"
+        " const main = document.querySelector('main'), form = document.getElementById('profile');"
+        " for (let i = 0; i < 300; i++) { main.append(box); box.remove(); form.append(box); }"
+    )
+    facts, _ = await read(guarded, "#ph")
+    assert facts.name == "Moved"
+    assert await href_sources(guarded, slug) == ["href"]
+    await page.evaluate(
+        "const box = document.getElementById('mover'); const label = box.querySelector('label');"
+        " for (let i = 0; i < 300; i++) { document.body.append(box); box.remove(); }"
+        " document.querySelector('main').append(label);"
+    )
+    facts, _ = await read(guarded, "#ph")
+    assert facts.name == "Moved"
+    assert await href_sources(guarded, slug) == []
