@@ -33,15 +33,21 @@ allowed hosts are continued by Playwright's driver without a round trip. A guard
 have no URL or domain rule installs no gate. Playwright disables the HTTP cache of a context
 whose requests it routes.
 
-Not seen by the gate (the network layer sees them): a shared worker's or a service worker's own
-requests (`launch` blocks service workers and shared workers when a gate is needed), a
-websocket opened outside Playwright's mock of the page's ``WebSocket`` (from a worker, or with a
-constructor the page captured before the guard was attached), the redirect hops of a
-subresource, DNS prefetch / preconnect, WebRTC.
+With a ``domain_allow`` rule, every document of a guarded context also gets a
+Content-Security-Policy naming the allowed hosts (`pagewarden.interceptors._csp`): Chromium then
+refuses what the routes do not see — the redirect hops of a subresource, websockets from workers
+or from a constructor the page captured before the guard was attached — with no round trip.
+
+Not seen by the gate (the network layer sees them): without an allow-list, a shared worker's or a
+service worker's own requests (`launch` blocks service workers and shared workers when a gate is
+needed), websockets opened outside Playwright's mock of the page's ``WebSocket``, the redirect hops
+of a subresource; with one, a prefetch's redirect; always DNS prefetch / preconnect, WebRTC.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 import threading
 import weakref
@@ -52,6 +58,7 @@ from typing import Any
 from pagewarden._regex import trie_pattern
 from pagewarden._url import _normalise_host, parse_url, registrable_domain
 from pagewarden.guard._verdict import Verdict
+from pagewarden.interceptors._csp import csp_policies, csp_script, new_binding_name, violation_url
 from pagewarden.interceptors._hops import HopGate, drive_hops_async, drive_hops_sync
 from pagewarden.policies._egress import NETWORK_POLICY, REFUSALS_KEPT, EgressRules, Refusal, refusals_verdict
 
@@ -249,6 +256,12 @@ class NavigationGate:
         #: `network` event and a log line, which keep them all)
         self.refusals: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
         self._contexts: weakref.WeakSet[Any] = weakref.WeakSet()
+        #: the Content-Security-Policies the gate gives documents and worker scripts (one per
+        #: ``domain_allow`` rule CSP can express; see `pagewarden.interceptors._csp`); empty
+        #: without an allow-list, and in monitor mode (a policy cannot only report in ``<meta>``)
+        self.csp: list[str] = csp_policies(rules.domain_allow, rules.allow_hosts) if self.enforce else []
+        #: the name of the binding the documents' policies report violations through
+        self.csp_binding = new_binding_name()
         #: the redirect hops' interception (see `pagewarden.interceptors._hops`)
         self.hops = HopGate(self)
 
@@ -278,6 +291,7 @@ class NavigationGate:
         if mode == "async":
 
             async def route_async() -> None:
+                await self._install_csp_async(context)
                 await context.route(self.pattern, self._route_async)
                 if self.websocket_pattern is not None:
                     try:
@@ -289,6 +303,7 @@ class NavigationGate:
             return route_async
 
         def route_sync() -> None:
+            self._install_csp_sync(context)
             context.route(self.pattern, self._route_sync)
             if self.websocket_pattern is not None:
                 try:
@@ -301,6 +316,82 @@ class NavigationGate:
                 self._hops_failed(exc)  # top-level navigations stay gated
 
         return route_sync
+
+    async def _install_csp_async(self, context: Any) -> None:
+        """Give `context`'s documents the gate's policies: later ones by an init script, loaded
+        ones now (see `pagewarden.interceptors._csp`)."""
+        if not self.csp:
+            return
+        script = csp_script(self.csp, self.csp_binding)
+        try:
+            await context.expose_binding(self.csp_binding, self._violation)
+        except Exception as exc:  # noqa: BLE001 - violations are then not reported (still refused)
+            self._csp_failed(exc, "reporting")
+        try:
+            await context.add_init_script(script)
+        except Exception as exc:  # noqa: BLE001 - the routes still judge what they see
+            self._csp_failed(exc, "install")
+            return
+        for page in list(context.pages):
+            for frame in list(page.frames):
+                with contextlib.suppress(Exception):  # a frame navigating away gets the init script
+                    await frame.evaluate(script)
+
+    def _install_csp_sync(self, context: Any) -> None:
+        """`_install_csp_async` under the sync API."""
+        if not self.csp:
+            return
+        script = csp_script(self.csp, self.csp_binding)
+        try:
+            context.expose_binding(self.csp_binding, self._violation)
+        except Exception as exc:  # noqa: BLE001 - see _install_csp_async
+            self._csp_failed(exc, "reporting")
+        try:
+            context.add_init_script(script)
+        except Exception as exc:  # noqa: BLE001 - see _install_csp_async
+            self._csp_failed(exc, "install")
+            return
+        for page in list(context.pages):
+            for frame in list(page.frames):
+                with contextlib.suppress(Exception):  # see _install_csp_async
+                    frame.evaluate(script)
+
+    def _csp_failed(self, exc: Exception, what: str) -> None:
+        self.guard.log.warning(
+            "navigation_gate_csp_unavailable", error=f"{type(exc).__name__}: {exc}", part=what,
+            detail="redirect hops of subresources and websockets outside Playwright's routes may leave",
+        )  # fmt: skip
+
+    def _violation(self, source: Any, payload: Any = None) -> None:
+        """A document's report that the gate's policy refused a request (the binding's callback):
+        recorded as the gate's refusal of it (``websocket`` or ``request``). The page can call
+        the binding too: what it says is judged like a request, never raised beyond that."""
+        try:
+            data = json.loads(payload) if isinstance(payload, str) and len(payload) < 16384 else None
+        except ValueError:
+            return
+        found = violation_url(data)
+        if found is None:
+            return
+        self.refused(self.csp_refusal(*found))
+
+    def csp_refusal(self, url: str, directive: str) -> Refusal:
+        """The refusal of a request the gate's policy refused (`url`, as the browser reports it:
+        for a redirect hop, the allowed URL that redirected)."""
+        action = "websocket" if url[:3].lower() in ("ws:", "wss") else "request"
+        try:
+            refusal = self.rules.judge(url, navigation=False, action=action)
+        except Exception:  # noqa: BLE001 - cannot be judged: the policy's word stands
+            refusal = None
+        if refusal is not None:
+            return refusal
+        host = parse_url(url).host
+        rule = self.rules.domain_allow[0] if self.rules.domain_allow else None
+        return Refusal(
+            action, url, host, "domain_allow", rule.policy_id if rule else NETWORK_POLICY,
+            f"a request to {host or url} was redirected to a host outside the allowed domains "
+            f"({directive}); the browser's content security policy refused the hop",
+        )  # fmt: skip
 
     async def _install_hops_async(self, context: Any) -> None:
         try:
