@@ -25,6 +25,7 @@ function __pwLibrary() {
   const hasAttr = uncurry(EP.hasAttribute);
   const queryAll = uncurry(EP.querySelectorAll);
   const docQueryAll = uncurry(Document.prototype.querySelectorAll);
+  const docByTag = uncurry(Document.prototype.getElementsByTagName);  // live, cached by the browser
   const byId = uncurry(Document.prototype.getElementById);
   const containsNode = uncurry(NP.contains);
   const rootOf = uncurry(NP.getRootNode);
@@ -311,6 +312,34 @@ function __pwLibrary() {
     return {action, method, action_explicit: explicit, target, fields};
   }
 
+  // How far a scan of a region (a user-content block, a dialog, an overlay, a container) looks:
+  // its first REGION_SCAN elements in tree order. A region as large as the page (an <article> or
+  // a fixed shell around everything, a list of 10,000 rows) then costs what a small one does;
+  // its text is capped the same way (the first characters from its start).
+  const REGION_SCAN = 600;
+  const SHOW_ELEMENT = NodeFilter.SHOW_ELEMENT;
+  function scanRegion(root, visit) {
+    // `visit` each element under `root` (not itself) in tree order, until it answers false.
+    const walker = makeWalker(ownerDocumentOf(root) || document, root, SHOW_ELEMENT);
+    let seen = 0;
+    for (let el = walkNext(walker); el && seen < REGION_SCAN; el = walkNext(walker)) {
+      seen++;
+      if (visit(el) === false) break;
+    }
+  }
+  function textLonger(node, limit) {
+    // Whether `node`'s text content is longer than `limit`, without building that text: a walk
+    // that stops at the limit, or after 4 × REGION_SCAN nodes (a container that large is long).
+    const walker = makeWalker(ownerDocumentOf(node) || document, node, SHOW_ELEMENT | SHOW_TEXT);
+    let size = 0, seen = 0;
+    for (let n = walkNext(walker); n; n = walkNext(walker)) {
+      if (++seen > REGION_SCAN * 4) return true;
+      if (nodeTypeOf(n) !== 1) { size += (nodeValueOf(n) || "").length; if (size > limit) return true; }
+    }
+    return false;
+  }
+
+  const ARIA_TEXT_SELECTOR = "[aria-label],[title],[alt],[aria-description]";
   function neighbourhood(el, ugc, dialog) {
     let node = ugc || dialog;
     if (!node) {
@@ -318,19 +347,19 @@ function __pwLibrary() {
       node = el;
       for (let i = 0; i < 6 && parentOf(node); i++) {
         const up = parentOf(node);
-        if (!isElement(up) || testRe(/^(BODY|HTML|MAIN)$/, tagNameOf(up)) || (textContentOf(up) || "").length > 1500) break;
+        if (!isElement(up) || testRe(/^(BODY|HTML|MAIN)$/, tagNameOf(up)) || textLonger(up, 1500)) break;
         node = up;
-        if ((textContentOf(node) || "").length > 160 ||
-            testRe(/^(P|LI|TD|SECTION|ARTICLE|FORM|ASIDE|HEADER|FOOTER)$/, tagNameOf(node))) break;
+        if (textLonger(node, 160) || testRe(/^(P|LI|TD|SECTION|ARTICLE|FORM|ASIDE|HEADER|FOOTER)$/, tagNameOf(node))) break;
       }
     }
     // Hidden text is included on purpose: injections hide there.
     const text = textOf(node, MAX_CONTEXT * 2);
     const extras = [];
-    for (const child of queryAll(node, "[aria-label],[title],[alt],[aria-description]")) {
+    scanRegion(node, (child) => {
+      if (!matchesSel(child, ARIA_TEXT_SELECTOR)) return true;
       push(extras, ariaText(child));
-      if (extras.length > 20) break;
-    }
+      return extras.length <= 20;
+    });
     const unseen = unseenText(node);
     return clip((unseen ? unseen + " | " : "") + text + (extras.length ? " | " + joinList(extras, " | ") : ""),
       MAX_CONTEXT);
@@ -338,8 +367,8 @@ function __pwLibrary() {
 
   // Text a walk of the DOM's text nodes misses but the page shows (or a screen reader reads):
   // CSS generated content (::before / ::after, `attr()` resolved), open shadow roots, and
-  // same-origin frames. Bounded: the first 60 elements of the region.
-  const SHOW_ELEMENT = NodeFilter.SHOW_ELEMENT;
+  // same-origin frames. Bounded: the first 60 elements of the region (and, for generated text
+  // and frames, the first REGION_SCAN).
   const matchAll = (text) => { const out = []; const re = /"((?:[^"\\]|\\.)*)"/g; let m; while ((m = re.exec(text))) push(out, m[1]); return out; };
   function generatedText(el) {
     const parts = [];
@@ -405,7 +434,10 @@ function __pwLibrary() {
       if (rules.selector) {
         try {
           if (matchesSel(node, rules.selector)) push(carriers, node);
-          for (const el of queryAll(node, rules.selector)) { if (carriers.length >= 60) break; push(carriers, el); }
+          scanRegion(node, (el) => {
+            if (matchesSel(el, rules.selector)) push(carriers, el);
+            return carriers.length < 60;
+          });
         } catch (e) { carriers = null; }
       }
     }
@@ -419,12 +451,15 @@ function __pwLibrary() {
       if (root) add(textOf(root, 400));
     }
     let frames = 0;
-    for (const el of queryAll(node, "iframe, frame, object")) {
-      if (++frames > 4 || size >= MAX_CONTEXT) break;
+    scanRegion(node, (el) => {
+      if (size >= MAX_CONTEXT) return false;
+      if (!matchesSel(el, "iframe, frame, object")) return true;
+      if (++frames > 4) return false;
       const inner = frameParts(el)[1];
       const body = inner ? bodyOf(inner) : null;
       if (body) add(textOf(body, 400));
-    }
+      return true;
+    });
     return joinList(parts, " | ");
   }
 
@@ -551,7 +586,7 @@ function __pwLibrary() {
     if (!name) return null;
     const doc = ownerDocumentOf(img);
     let map = null;
-    for (const m of docQueryAll(doc, "map")) {
+    for (const m of docByTag(doc, "map")) {
       if (getAttr(m, "name") === name || getAttr(m, "id") === name) { map = m; break; }
     }
     if (!map) return null;
@@ -860,11 +895,9 @@ function __pwLibrary() {
   // Page-wide searches are cached until the DOM changes in a way that matters to them. A mutation
   // observer sorts the changes (records not yet delivered are taken at each read, so a change
   // just before it counts): any change at all (`domVersion`), text (characters, child lists:
-  // `textVersion`), the element tree (elements added or removed: `treeVersion`), and attributes
-  // by name. An index of link targets is then rebuilt when an element or an href changed, not
-  // when a counter's text did.
+  // `textVersion`), the element tree (elements added or removed: `treeVersion`), and a log of
+  // what changed (below) from which the page-wide indexes are brought up to date.
   let domVersion = 0, textVersion = 0, treeVersion = 0;
-  const attrVersions = new Map();
   const sourceCache = new Map();
   let observing = false;
   let changes = null;
@@ -879,6 +912,56 @@ function __pwLibrary() {
     for (let i = 0, n = listLength(list); i < n; i++) if (nodeTypeOf(listItem(list, i)) === 1) return true;
     return false;
   };
+  // What changed, for the caches that are brought up to date instead of made anew (the indexes of
+  // labels, link targets, labelling attributes and the page's text): a log of nodes added, text
+  // changed, and the attributes those indexes read changed. A cache keeps the log position it has
+  // seen and takes in what came after it: a node added has its subtree looked at, an element whose
+  // attribute changed is looked at again. The log keeps at most LOG_KEPT entries; a cache further
+  // behind (a page that changes constantly) is made anew. What an index holds can be stale (an
+  // element since removed, an attribute changed again): every use checks it against the live DOM,
+  // so an index may name more than there is, never less.
+  const LOG_KEPT = 2048;
+  const LOGGED_ATTRS = {__proto__: null, href: 1, action: 1, for: 1, "aria-label": 1, title: 1,
+    "aria-description": 1, alt: 1, placeholder: 1};
+  const changeLog = [];
+  let logStart = 0;  // the position of changeLog[0] among every change logged
+  let logTaken = 0;  // the log up to here has been taken in by some cache
+  const recordTargetOf = getter(MutationRecord.prototype, "target");
+  function logChange(kind, node, name) {
+    const n = changeLog.length;
+    const last = n ? changeLog[n - 1] : null;
+    // The same change of the same node again, not yet taken in by any cache: what the cache will
+    // read then is the node as it is then (once taken in, a change is logged again).
+    if (last && logStart + n - 1 >= logTaken && last[0] === kind && last[1] === node && last[2] === name) return;
+    if (n >= LOG_KEPT) { logStart += n; changeLog.length = 0; }
+    push(changeLog, [kind, node, name]);
+  }
+  function logEnd() {
+    // The position a cache made or brought up to date now has seen the log to.
+    const end = logStart + changeLog.length;
+    if (end > logTaken) logTaken = end;
+    return end;
+  }
+  function catchUp(pos, take) {
+    // `take` each change logged since `pos` (false: they are no longer all in the log). An added
+    // node is taken once, only while it is in the page, and not when a node around it is taken
+    // too: its subtree is read as it is now, and the subtrees read are apart, so catching up
+    // never reads more of the page than making the index anew would (a page adding and removing
+    // the same large subtree a thousand times between two reads costs one read of it).
+    if (pos < logStart) return false;
+    const added = new Set_();
+    for (let i = pos - logStart, n = changeLog.length; i < n; i++) {
+      const change = changeLog[i];
+      if (change[0] !== "add") take(change);
+      else if (isConnectedOf(change[1])) added.add(change[1]);
+    }
+    for (const node of added) {
+      let inside = false;
+      for (let up = parentNodeOf(node); up && !inside; up = parentNodeOf(up)) inside = added.has(up);
+      if (!inside) take(["add", node, null]);
+    }
+    return true;
+  }
   function noteChanges(records) {
     if (!records.length) return;
     domVersion++;
@@ -887,20 +970,30 @@ function __pwLibrary() {
       const type = recordTypeOf(record);
       if (type === "attributes") {
         const name = recordAttrOf(record);
-        attrVersions.set(name, (attrVersions.get(name) || 0) + 1);
+        if (LOGGED_ATTRS[name] === 1) logChange("attr", recordTargetOf(record), name);
         continue;
       }
       text = true;
-      if (!tree && type === "childList") tree = hasElement(addedNodesOf(record)) || hasElement(removedNodesOf(record));
+      if (type !== "childList") { logChange("text", recordTargetOf(record), null); continue; }
+      const added = addedNodesOf(record);
+      for (let i = 0, n = listLength(added); i < n; i++) logChange("add", listItem(added, i), null);
+      if (!tree) tree = hasElement(added) || hasElement(removedNodesOf(record));
     }
     if (text) textVersion++;
     if (tree) treeVersion++;
   }
-  function versionOf(names) {
-    // The version of what depends on the element tree and on the attributes `names`.
-    let key = "t" + treeVersion;
-    for (const name of names) key += "," + (attrVersions.get(name) || 0);
-    return key;
+  function eachIn(node, selector, fn) {
+    // `fn` on `node` and each element under it matching `selector` (a node added to the page).
+    if (!isElement(node)) return;
+    if (matchesSel(node, selector)) fn(node);
+    if (firstElementChildOf(node) !== null) for (const el of queryAll(node, selector)) fn(el);
+  }
+  function addTo(map, key, el) {
+    // `el` into the list of `key` (once).
+    const list = map.get(key);
+    if (!list) { map.set(key, [el]); return; }
+    for (let i = 0; i < list.length; i++) if (list[i] === el) return;
+    push(list, el);
   }
   function observeChanges() {
     if (observing) {
@@ -914,49 +1007,91 @@ function __pwLibrary() {
     } catch (e) { observing = false; }
   }
 
-  // What the page-wide search reads, each part gathered again only when a change that matters
-  // to it happened: the body's text in lower case (any text change), the elements carrying link
-  // targets (the element tree, href / action), and those carrying labelling attributes (the
-  // element tree, those attributes). A search is then a scan of strings, not a selector run
-  // over every element.
-  const LINK_ATTRS = ["href", "action"];
+  // What the page-wide search reads: the body's text in lower case, the elements carrying link
+  // targets, and those carrying labelling attributes. A search is then a scan of strings, not a
+  // selector run over every element.
   const LABEL_ATTRS = ["aria-label", "title", "aria-description", "alt"];
+  // `links` / `labels`: [element, its lower-case targets / labels] as they were when indexed, and
+  // `linksText` / `labelsText` all of those in one string, so a search for a value none of them
+  // carries is one native scan, not one per element. `text`: the body's text in lower case when
+  // indexed, and `dirty` the nodes whose text changed or which were added since (at most
+  // DIRTY_KEPT nodes and about DIRTY_CHARS characters, else the text is read again): a value in
+  // neither is nowhere in the page's text.
+  // Changes are taken in from the change log (elements added, href / action / labelling attributes
+  // changed: entries added; removed elements stay until the index is made anew, and each match is
+  // checked against the live element).
   let pageIndex = null;
+  const LINK_SELECTOR = "[href], [action]";
+  const LABEL_SELECTOR = "[aria-label], [title], [aria-description], [alt]";
+  const DIRTY_KEPT = 256, DIRTY_CHARS = 65536;
+  function linkEntry(index, el) {
+    const href = getAttr(el, "href"), action = getAttr(el, "action");
+    const entry = [el, toLower(href || ""), toLower(action || "")];
+    push(index.links, entry);
+    return entry[1] + "\u0000" + entry[2];
+  }
+  function labelEntry(index, el) {
+    let lowered = "";
+    for (const name of LABEL_ATTRS) { const v = getAttr(el, name); if (v) lowered += toLower(v) + "\u0000"; }
+    push(index.labels, [el, lowered]);
+    return lowered;
+  }
   function indexOfPage(doc, body) {
-    const old = observing && pageIndex && pageIndex.body === body ? pageIndex : null;
-    // `linksText` / `labelsText`: every entry's lower-case targets / labels in one string, so a
-    // search for a value none of them carries is one native scan, not one per element.
-    const index = {body, text: null, textVersion, links: null, linksText: "", linksVersion: versionOf(LINK_ATTRS),
-                   labels: null, labelsText: "", labelsVersion: versionOf(LABEL_ATTRS)};
-    if (old && old.textVersion === textVersion) index.text = old.text;
-    else index.text = toLower(textContentOf(body) || "");
-    if (old && old.linksVersion === index.linksVersion) { index.links = old.links; index.linksText = old.linksText; }
-    else {
-      index.links = [];
-      const texts = [];
-      for (const el of docQueryAll(doc, "[href], [action]")) {
-        const href = getAttr(el, "href"), action = getAttr(el, "action");
-        const entry = [el, toLower(href || ""), toLower(action || ""), href || action || ""];
-        push(index.links, entry);
-        push(texts, entry[1], entry[2]);
+    let index = observing && pageIndex && pageIndex.body === body ? pageIndex : null;
+    if (index) {
+      let links = "", labels = "";
+      const fresh = catchUp(index.pos, ([kind, node, name]) => {
+        if (kind === "attr") {
+          if (!isElement(node)) return;
+          if (name === "href" || name === "action") links += "\u0000" + linkEntry(index, node);
+          else if (name === "aria-label" || name === "title" || name === "aria-description" || name === "alt") {
+            labels += "\u0000" + labelEntry(index, node);
+          }
+          return;
+        }
+        if (index.dirty.size <= DIRTY_KEPT && index.dirtyChars <= DIRTY_CHARS && !index.dirty.has(node)) {
+          index.dirty.add(node);
+          const text = nodeTypeOf(node) === 1 ? textContentOf(node) : nodeValueOf(node);
+          index.dirtyChars += text ? text.length : 0;
+        }
+        if (kind !== "add" || !isElement(node)) return;
+        eachIn(node, LINK_SELECTOR, (el) => { links += "\u0000" + linkEntry(index, el); });
+        eachIn(node, LABEL_SELECTOR, (el) => { labels += "\u0000" + labelEntry(index, el); });
+      });
+      // (entries added since the index was made: at most as many again as it had, plus some)
+      if (!fresh || index.links.length > 2 * index.made + 4096 || index.labels.length > 2 * index.made + 4096) index = null;
+      else {
+        index.pos = logEnd();
+        index.linksText += links;
+        index.labelsText += labels;
+        if (index.dirty.size > DIRTY_KEPT || index.dirtyChars > DIRTY_CHARS) {
+          index.text = toLower(textContentOf(body) || "");
+          index.dirty = new Set_();
+          index.dirtyChars = 0;
+        }
       }
-      index.linksText = joinList(texts, "\u0000");
     }
-    if (old && old.labelsVersion === index.labelsVersion) { index.labels = old.labels; index.labelsText = old.labelsText; }
-    else {
-      index.labels = [];
-      const texts = [];
-      for (const el of docQueryAll(doc, "[aria-label], [title], [aria-description], [alt]")) {
-        const parts = [getAttr(el, "aria-label"), getAttr(el, "title"), getAttr(el, "aria-description"), getAttr(el, "alt")];
-        let lowered = "";
-        for (const v of parts) if (v) lowered += toLower(v) + "\u0000";
-        push(index.labels, [el, parts, lowered]);
-        push(texts, lowered);
-      }
-      index.labelsText = joinList(texts, "\u0000");
+    if (!index) {
+      index = {body, pos: logEnd(), text: toLower(textContentOf(body) || ""), dirty: new Set_(), dirtyChars: 0, links: [],
+               linksText: "", labels: [], labelsText: "", made: 0};
+      const links = [], labels = [];
+      for (const el of docQueryAll(doc, LINK_SELECTOR)) push(links, linkEntry(index, el));
+      for (const el of docQueryAll(doc, LABEL_SELECTOR)) push(labels, labelEntry(index, el));
+      index.linksText = joinList(links, "\u0000");
+      index.labelsText = joinList(labels, "\u0000");
+      index.made = index.links.length + index.labels.length;
     }
     if (observing) pageIndex = index;
     return index;
+  }
+  function textHas(index, lower) {
+    // Whether the page's text may hold `lower` (the text indexed, or a node changed since).
+    if (indexOf(index.text, lower) >= 0) return true;
+    for (const node of index.dirty) {
+      const text = nodeTypeOf(node) === 1 ? textContentOf(node) : nodeValueOf(node);
+      if (text && indexOf(toLower(text), lower) >= 0) return true;
+    }
+    return false;
   }
 
   function sources(needle, opts) {
@@ -999,7 +1134,7 @@ function __pwLibrary() {
       });
     };
     const page = indexOfPage(doc, body);
-    if (indexOf(page.text, lower) >= 0) {
+    if (textHas(page, lower)) {
       const walker = makeWalker(doc, body, SHOW_TEXT);
       let node, seen = 0;
       while ((node = walkNext(walker)) && out.length < 4 && seen < 50000) {
@@ -1014,20 +1149,30 @@ function __pwLibrary() {
     const linkBlock = joinList(UGC_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li";
     const hrefNeedle = opts.path && opts.path.length >= 2 ? opts.path : needle;
     const hrefLower = toLower(hrefNeedle);
-    // (no entry carries it when the joined text does not)
-    for (const [a, hrefAttr, actionAttr, raw] of indexOf(page.linksText, hrefLower) >= 0 ? page.links : []) {
+    // (no entry carries it when the joined text does not; an element indexed as carrying it is
+    // read again: it may have changed or gone since)
+    const seen = new Set_();
+    const live = (a) => !seen.has(a) && isConnectedOf(a) && ownerDocumentOf(a) === doc && !!seen.add(a);
+    for (const [a, hrefAttr, actionAttr] of indexOf(page.linksText, hrefLower) >= 0 ? page.links : []) {
       if (out.length >= 6) break;
       if (indexOf(hrefAttr, hrefLower) < 0 && indexOf(actionAttr, hrefLower) < 0) continue;
+      const hrefNow = getAttr(a, "href"), actionNow = getAttr(a, "action");
+      if (indexOf(toLower(hrefNow || ""), hrefLower) < 0 && indexOf(toLower(actionNow || ""), hrefLower) < 0) continue;
+      if (!live(a)) continue;
+      const raw = hrefNow || actionNow || "";
       const href = raw ? resolve(raw, a) : "";
       if (href && indexOf(toLower(href), lower) >= 0) {
         add(a, textOf(closestAcross(a, linkBlock) || a, 900) + " " + href, "href");
       }
     }
-    for (const [a, parts, lowered] of indexOf(page.labelsText, lower) >= 0 ? page.labels : []) {
+    seen.clear();
+    for (const [a, lowered] of indexOf(page.labelsText, lower) >= 0 ? page.labels : []) {
       if (out.length >= 6) break;
       if (indexOf(lowered, lower) < 0) continue;
       const shown = [];
-      for (const v of parts) if (v) push(shown, v);
+      let now = "";
+      for (const name of LABEL_ATTRS) { const v = getAttr(a, name); if (v) { push(shown, v); now += toLower(v) + "\u0000"; } }
+      if (indexOf(now, lower) < 0 || !live(a)) continue;
       add(a, joinList(shown, " "), "attribute");
     }
     return out;
@@ -1133,23 +1278,33 @@ function __pwLibrary() {
   // field are found by walking up. Each is checked to label the field (`control`, the browser's
   // own answer). A field in a shadow tree or another document reads its own `labels` list.
   let labelIndex = null;
-  const LABEL_ATTRS_FOR = ["for"];
+  function indexLabel(index, label) {
+    // (an SVG <label> has no control; a label whose `for` changed stays under its old one too:
+    // each is checked against the field it names, `control`)
+    const target = getAttr(label, "for");
+    if (target === null || !isHTML(label)) return;
+    addTo(index.byFor, target, label);
+    index.count++;
+  }
   const comparePosition = uncurry(NP.compareDocumentPosition);
   function labelsOf(el, labels) {
     const doc = ownerDocumentOf(el);
     if (doc !== document || rootOf(el) !== doc) return labels;
     observeChanges();
     if (!observing) return labels;
-    const version = versionOf(LABEL_ATTRS_FOR);
-    if (!labelIndex || labelIndex.version !== version) {
-      const byFor = new Map();
-      for (const label of labelsByTag(doc, "label")) {
-        const target = getAttr(label, "for");
-        if (target === null || !isHTML(label)) continue;  // (an SVG <label> has no control)
-        const list = byFor.get(target);
-        if (list) push(list, label); else byFor.set(target, [label]);
-      }
-      labelIndex = {version, byFor};
+    if (labelIndex) {
+      // labels added or given a `for` since: indexed under the `for` they have now
+      const fresh = catchUp(labelIndex.pos, ([kind, node, name]) => {
+        if (kind === "add") eachIn(node, "label[for]", (label) => indexLabel(labelIndex, label));
+        else if (kind === "attr" && name === "for" && isElement(node)) indexLabel(labelIndex, node);
+      });
+      if (!fresh || labelIndex.count > 2 * labelIndex.made + 4096) labelIndex = null;
+      else labelIndex.pos = logEnd();
+    }
+    if (!labelIndex) {
+      labelIndex = {pos: logEnd(), byFor: new Map(), count: 0, made: 0};
+      for (const label of labelsByTag(doc, "label")) indexLabel(labelIndex, label);
+      labelIndex.made = labelIndex.count;
     }
     const around = [];
     for (let node = parentElementOf(el); node; node = parentElementOf(node)) {
@@ -1208,23 +1363,32 @@ function __pwLibrary() {
   const fieldNames = new WeakMap();
   const labelsByTag = uncurry(Document.prototype.getElementsByTagName);
   const NAME_ATTRS = ["aria-label", "placeholder"];
+  const NAME_SELECTOR = "[aria-label], [placeholder]";
+  function nameEntries(names, el) {
+    for (const a of NAME_ATTRS) {
+      const v = getAttr(el, a);
+      if (v !== null) { addTo(names.byAttr, v, el); names.count++; }
+    }
+  }
   function namesOfFields(doc) {
     observeChanges();
     const cacheable = observing && doc === document;  // the observer watches this document only
     const old = cacheable ? fieldNames.get(doc) : null;
-    const names = {attrVersion: versionOf(NAME_ATTRS), byAttr: null, textVersion: "t" + treeVersion + "," + textVersion,
+    const names = {byAttr: null, pos: logEnd(), count: 0, made: 0, textVersion: "t" + treeVersion + "," + textVersion,
                    labels: null};
-    if (old && old.attrVersion === names.attrVersion) names.byAttr = old.byAttr;
-    else {
+    if (old) {
+      // elements added or given an aria-label / placeholder since: indexed under what they have now
+      // (each candidate's name is read again when it is compared)
+      const fresh = catchUp(old.pos, ([kind, node, name]) => {
+        if (kind === "add") eachIn(node, NAME_SELECTOR, (el) => nameEntries(old, el));
+        else if (kind === "attr" && (name === "aria-label" || name === "placeholder") && isElement(node)) nameEntries(old, node);
+      });
+      if (fresh && old.count <= 2 * old.made + 4096) { names.byAttr = old.byAttr; names.count = old.count; names.made = old.made; }
+    }
+    if (!names.byAttr) {
       names.byAttr = new Map();
-      for (const other of docQueryAll(doc, "[aria-label], [placeholder]")) {
-        for (const a of NAME_ATTRS) {
-          const v = getAttr(other, a);
-          if (v === null) continue;
-          const list = names.byAttr.get(v);
-          if (list) { if (list[list.length - 1] !== other) push(list, other); } else names.byAttr.set(v, [other]);
-        }
-      }
+      for (const other of docQueryAll(doc, NAME_SELECTOR)) nameEntries(names, other);
+      names.made = names.count;
     }
     if (old && old.textVersion === names.textVersion) names.labels = old.labels;
     else {
@@ -1339,19 +1503,22 @@ function __pwLibrary() {
     return [null, null];
   }
 
+  const OVERLAY_CONTROLS = "a[href], button, input, select, textarea, [role=button], [role=link]";
   function overlayFacts(el) {
     const [box, kind] = overlayBox(el);
     if (!box) return null;
     const r = rectOf(box);
     const origin = (() => { try { return new URL_(docURLOf(ownerDocumentOf(el))).origin; } catch (e) { return ""; } })();
     let links = 0, sameOrigin = 0, controls = 0;
-    for (const node of queryAll(box, "a[href], button, input, select, textarea, [role=button], [role=link]")) {
-      if (++controls > 60) break;
-      if (tag(node) !== "a") continue;
+    scanRegion(box, (node) => {
+      if (!matchesSel(node, OVERLAY_CONTROLS)) return true;
+      if (++controls > 60) return false;
+      if (tag(node) !== "a") return true;
       links++;
       const href = resolve(getAttr(node, "href") || "", node);
       try { if (new URL_(href).origin === origin) sameOrigin++; } catch (e) { /* not a URL */ }
-    }
+      return true;
+    });
     return {
       kind,
       area: Math.round(Math.max(0, r.width) * Math.max(0, r.height) / Math.max(1, innerW() * innerH()) * 100) / 100,

@@ -255,3 +255,172 @@ async def test_plain_css_reads_the_element_playwright_acts_on(guarded: Any) -> N
 )
 def test_which_selectors_are_plain_css(selector: str, plain: bool) -> None:
     assert (plain_css(selector) is not None) is plain
+
+
+# -- the change log: indexes brought up to date across reads, never left behind -------------------
+# The reader brings its page-wide indexes (labels by `for`, link targets, labelling attributes,
+# names of fields, the page's text) up to date from a log of the changes since it last read them,
+# instead of making them anew. These tests change the same node again after a read has taken in its
+# first change, change it twice between two reads, change more than the log keeps, and add
+# subtrees whose labels and links are nested inside: each read must see the page as it is.
+
+
+async def href_sources(guarded: Any, needle: str) -> list[str]:
+    _, sources = await read(guarded, "#nick", needle=needle, field=True)
+    return [s.kind for s in sources]
+
+
+async def test_an_attribute_changed_again_after_a_read_is_seen(guarded: Any) -> None:
+    page = guarded.unwrap()
+    slug = NEEDLE.replace(" ", "-")
+    set_href = "v => document.getElementById('elsewhere').setAttribute('href', v)"
+    for value, expected in [
+        ("/first.html", []),
+        (f"/help?{slug}", ["href"]),  # the same element and attribute again, after a read took in the first
+        ("/second.html", []),
+        (f"/again?{slug}", ["href"]),
+    ]:
+        await page.evaluate(set_href, value)
+        assert await href_sources(guarded, slug) == expected, value
+    # twice between two reads: the read sees the last value
+    await page.evaluate(set_href, f"/twice?{slug}")
+    await page.evaluate(set_href, "/plain.html")
+    assert await href_sources(guarded, slug) == []
+    await page.evaluate(set_href, "/plain2.html")
+    await page.evaluate(set_href, f"/last?{slug}")
+    assert await href_sources(guarded, slug) == ["href"]
+    # a labelling attribute, set, read, changed, read
+    await page.evaluate("document.getElementById('plain-span').title = 'Opening hours'")
+    assert await kinds(guarded) == []
+    await page.evaluate(f"document.getElementById('plain-span').title = 'Type {NEEDLE}'")
+    assert await kinds(guarded) == ["attribute"]
+    await page.evaluate("document.getElementById('plain-span').title = 'Closed'")
+    assert await kinds(guarded) == []
+
+
+async def test_text_changed_after_a_read_is_seen_many_nodes_and_one_node_many_times(guarded: Any) -> None:
+    page = guarded.unwrap()
+    assert await kinds(guarded) == []
+    # more changed text nodes than the text index keeps aside (it then reads the page's text again)
+    await page.evaluate(
+        "const box = document.createElement('div'); box.id = 'spans';"
+        " for (let i = 0; i < 400; i++) { const s = document.createElement('span');"
+        " s.textContent = 'row ' + i; box.append(s); } document.querySelector('main').append(box)"
+    )
+    assert await kinds(guarded) == []
+    await page.evaluate("for (const s of document.querySelectorAll('#spans span')) s.firstChild.data += '.'")
+    assert await kinds(guarded) == []
+    # one node, changed after each read: each read sees its current text
+    for i in range(3):
+        await page.evaluate(f"document.querySelector('#spans span').firstChild.data = 'say {NEEDLE} {i}'")
+        assert await kinds(guarded) == ["text"], i
+        await page.evaluate(f"document.querySelector('#spans span').firstChild.data = 'row {i}'")
+        assert await kinds(guarded) == [], i
+    # a new element's text, then its text node changed before the next read
+    await page.evaluate(
+        "const p = document.createElement('p'); p.id = 'late-p'; p.textContent = 'nothing yet';"
+        " document.querySelector('main').append(p)"
+    )
+    assert await kinds(guarded) == []
+    await page.evaluate(f"document.getElementById('late-p').firstChild.data = 'now {NEEDLE}'")
+    assert await kinds(guarded) == ["text"]
+
+
+async def test_more_changes_than_the_log_keeps_between_two_reads(guarded: Any) -> None:
+    page = guarded.unwrap()
+    slug = NEEDLE.replace(" ", "-")
+    assert await kinds(guarded) == []
+    facts, _ = await read(guarded, "input[name=nick]")
+    assert facts.name == "Nickname"
+    # thousands of logged changes (titles, hrefs, label targets), the meaningful ones among them
+    await page.evaluate(
+        "const box = document.createElement('div'); box.id = 'flood';"
+        " for (let i = 0; i < 50; i++) {"
+        "   const a = document.createElement('a'); a.href = '/n' + i; box.append(a); }"
+        " document.querySelector('main').append(box);"
+        " const links = box.querySelectorAll('a');"
+        " for (let round = 0; round < 80; round++)"
+        "   for (const a of links) { a.title = 't' + round; a.href = '/r' + round; }"
+        f" links[17].href = '/found?{slug}';"
+        " document.getElementById('nick-label').htmlFor = 'ph';"
+    )
+    assert await href_sources(guarded, slug) == ["href"]
+    facts, _ = await read(guarded, "input[name=nick]")
+    assert facts.name == (await native_label_names(guarded, "input[name=nick]"))[0] == ""
+    facts, _ = await read(guarded, "#ph")
+    assert facts.name == "Nickname"
+
+
+async def test_labels_and_links_nested_in_an_added_subtree_are_indexed(guarded: Any) -> None:
+    page = guarded.unwrap()
+    slug = NEEDLE.replace(" ", "-")
+    facts, _ = await read(guarded, "#ph")
+    assert facts.name == ""
+    assert await href_sources(guarded, slug) == []
+    await page.evaluate(
+        "const box = document.createElement('section'); box.id = 'later';"
+        " box.innerHTML = '<div><p><label for=\"ph\">Phone</label></p>"
+        f"<ul><li><a href=\"/deep?{slug}\">deep</a></li></ul></div>';"
+        " document.querySelector('main').append(box)"
+    )
+    facts, _ = await read(guarded, "#ph")
+    assert facts.name == "Phone"
+    assert await href_sources(guarded, slug) == ["href"]
+    # the label's text changed after the read, then its target, then the subtree removed
+    await page.evaluate("document.querySelector('#later label').firstChild.data = 'Mobile phone'")
+    facts, _ = await read(guarded, "#ph")
+    assert facts.name == "Mobile phone"
+    await page.evaluate("document.querySelector('#later label').htmlFor = 'card'")
+    facts, _ = await read(guarded, "#ph")
+    assert facts.name == ""
+    facts, _ = await read(guarded, "#card")
+    assert facts.name == (await native_label_names(guarded, "#card"))[0]
+    await page.evaluate("document.querySelector('#later label').htmlFor = 'ph'")
+    facts, _ = await read(guarded, "#ph")
+    assert facts.name == "Mobile phone"
+    await page.evaluate("document.getElementById('later').remove()")
+    facts, _ = await read(guarded, "#ph")
+    assert facts.name == ""
+    assert await href_sources(guarded, slug) == []
+
+
+async def test_a_field_name_changed_again_after_a_read_counts_as_a_mirror(guarded: Any) -> None:
+    page = guarded.unwrap()
+    set_label = "v => document.getElementById('ph').setAttribute('aria-label', v)"
+    for value, expected in [("Phone", 0), ("Card number", 1), ("Phone", 0), ("Card number", 1)]:
+        await page.evaluate(set_label, value)
+        assert await mirrors(guarded) == expected, value
+    # a new field inside an added subtree, then its name changed before the next read
+    await page.evaluate(
+        "const box = document.createElement('div');"
+        " box.innerHTML = '<p><input id=\"sub\" aria-label=\"Other\"></p>';"
+        " document.getElementById('profile').append(box); document.getElementById('sub').placeholder = 'x';"
+    )
+    assert await mirrors(guarded) == 1
+    await page.evaluate("document.getElementById('sub').setAttribute('aria-label', 'Card number')")
+    assert await mirrors(guarded) == 2
+
+
+async def test_a_subtree_moved_around_many_times_between_reads_is_read_where_it_is(guarded: Any) -> None:
+    page = guarded.unwrap()
+    slug = NEEDLE.replace(" ", "-")
+    assert await href_sources(guarded, slug) == []
+    # added, removed and added again hundreds of times, moved between containers, a label taken out
+    # of it into the page, then the subtree left out of the page: what counts is where each is now
+    await page.evaluate(
+        "const box = document.createElement('div'); box.id = 'mover';"
+        f" box.innerHTML = '<p><label for=\"ph\">Moved</label> <a href=\"/m?{slug}\">m</a></p>';"
+        " const main = document.querySelector('main'), form = document.getElementById('profile');"
+        " for (let i = 0; i < 300; i++) { main.append(box); box.remove(); form.append(box); }"
+    )
+    facts, _ = await read(guarded, "#ph")
+    assert facts.name == "Moved"
+    assert await href_sources(guarded, slug) == ["href"]
+    await page.evaluate(
+        "const box = document.getElementById('mover'); const label = box.querySelector('label');"
+        " for (let i = 0; i < 300; i++) { document.body.append(box); box.remove(); }"
+        " document.querySelector('main').append(label);"
+    )
+    facts, _ = await read(guarded, "#ph")
+    assert facts.name == "Moved"
+    assert await href_sources(guarded, slug) == []
