@@ -92,7 +92,8 @@ class Captured:
         captured = self
 
         def read(reader: Any, entry: str, opts: dict[str, Any]) -> Any:
-            captured.last = (reader, entry, opts)
+            if entry != "report":  # (the check of stopped navigations after a link click)
+                captured.last = (reader, entry, opts)
             return (yield from original(reader, entry, opts))
 
         _direct.DirectReader.read = read  # type: ignore[method-assign]
