@@ -153,15 +153,40 @@ def _convert(tp: Any, value: Any, where: str) -> Any:
     return _converter(tp)(value, where)
 
 
+#: Types a value of which a converter hands back unchanged when it is of exactly that type.
+_AS_IS = (str, bool, int, float)
+
+
+def _exact_types(tp: Any) -> frozenset[type] | None:
+    """The exact types of value that `_converter(tp)` returns unchanged (so `from_data` takes
+    them without calling it), or None when every value goes through the converter."""
+    if tp is Any:
+        return None  # (the identity: anything, but cheap to call and rare)
+    if get_origin(tp) in (Union, types.UnionType):
+        args = get_args(tp)
+        if float in args and int in args:
+            return None  # (an int may be made a float: the order of the options decides)
+        parts = [frozenset({type(None)}) if arg is type(None) else _exact_types(arg) for arg in args]
+        if any(part is None for part in parts):
+            return None
+        return frozenset().union(*parts)  # type: ignore[arg-type]
+    if tp in _AS_IS:
+        return frozenset({tp})
+    return None
+
+
 @cache
-def _plan(cls: type) -> tuple[dict[str, Converter], tuple[str, ...]]:
-    """The converter of each field of dataclass `cls`, and the fields without a default."""
+def _plan(cls: type) -> tuple[dict[str, Converter], tuple[str, ...], dict[str, frozenset[type]]]:
+    """The converter of each field of dataclass `cls`, the fields without a default, and for
+    the fields of plain types (str, bool, int, float, or optional ones) the exact types of value
+    taken as they are."""
     hints = _hints(cls)
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     converters = {f.name: _converter(hints[f.name]) for f in fields}
     missing = dataclasses.MISSING
     required = tuple(f.name for f in fields if f.default is missing and f.default_factory is missing)
-    return converters, required
+    exact = {f.name: kinds for f in fields if (kinds := _exact_types(hints[f.name])) is not None}
+    return converters, required, exact
 
 
 def from_data(cls: type[T], data: Any, where: str = "") -> T:
@@ -171,10 +196,17 @@ def from_data(cls: type[T], data: Any, where: str = "") -> T:
         return data
     if not isinstance(data, dict):
         raise DataFormatError(f"{name}: expected a mapping, got {type(data).__name__}")
-    converters, required = _plan(cls)
+    converters, required, exact = _plan(cls)
     if not converters.keys() >= data.keys():
         raise DataFormatError(f"{name}: unknown field(s) {sorted(set(data) - set(converters))}")
-    kwargs = {key: converters[key](value, f"{name}.{key}") for key, value in data.items()}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        kinds = exact.get(key)
+        # a value of exactly the field's plain type is what its converter would hand back
+        if kinds is not None and type(value) in kinds:
+            kwargs[key] = value
+        else:
+            kwargs[key] = converters[key](value, f"{name}.{key}")
     missing = [n for n in required if n not in kwargs]
     if missing:
         raise DataFormatError(f"{name}: missing required field(s) {missing}")

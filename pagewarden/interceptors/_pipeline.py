@@ -11,8 +11,8 @@ import asyncio
 import contextlib
 import inspect
 import time
-from collections.abc import Callable, Generator
-from dataclasses import dataclass, field, replace
+from collections.abc import Generator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,9 +26,12 @@ from pagewarden.interceptors._request import follow_redirects
 from pagewarden.observe._direct import direct_reader
 from pagewarden.observe._facts import ElementFacts, Observation, TextSource
 from pagewarden.observe._gather import (
+    Begin,
     Call,
     EngineMissing,
     FactsUnavailable,
+    Finish,
+    Running,
     facts_at_point,
     facts_of_focused,
     facts_of_handle,
@@ -59,36 +62,6 @@ _TYPING = frozenset({"fill", "type", "press", "clear"})
 #: An observation note: the reader stopped a navigation the page started after an earlier action.
 EARLIER_STOP = "navigation-stopped: "
 Pipeline = Generator[Call, Any, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Begin:
-    """A call the pipeline starts and finishes later (`Finish`), to do its own work meanwhile.
-
-    Under the async API the call's coroutine runs as a task up to its first wait (its message
-    is then on its way to the browser) and the driver hands back a `Running` at once; under
-    the sync API the call runs to its end first. Either way `Finish` gives its result or raises
-    its exception, so what the pipeline does in between must not depend on the outcome."""
-
-    fn: Callable[..., Any]
-    args: tuple[Any, ...] = ()
-    kwargs: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class Running:
-    """A begun call: its task (async), or its outcome (sync, or a call that was not awaitable)."""
-
-    task: Any = None
-    value: Any = None
-    error: BaseException | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Finish:
-    """Wait for a begun call (`Begin`): its result, or its exception raised."""
-
-    running: Running
 
 
 def exception_for(verdict: Verdict, action: str) -> GuardError:
@@ -240,15 +213,23 @@ def _observe(
 ) -> Pipeline:
     """Gather the observation the deterministic tiers need (a generator of calls)."""
     page = owner.page_raw()
-    url = ""
-    tabs: tuple[str, ...] = ()
+    url = page.url if page is not None else ""
     notes: list[str] = []
-    if page is not None:
-        url = page.url
-        try:
-            tabs = tuple(p.url for p in page.context.pages)
-        except Exception:  # noqa: BLE001 - a closed context has no tabs to list
-            tabs = ()
+    later: dict[str, Any] = {}
+
+    def meanwhile() -> None:
+        # What the observation needs besides the read: gathered while the read is on its way.
+        if "tabs" in later:
+            return
+        tabs: tuple[str, ...] = ()
+        if page is not None:
+            try:
+                tabs = tuple(p.url for p in shared.context_of(page).pages)
+            except Exception:  # noqa: BLE001 - a closed context has no tabs to list
+                tabs = ()
+            later["tab"] = shared.tab_id(page)
+        later["tabs"] = tabs
+
     needle = needle_for(action.kind, action.value) if action.kind in _NEEDS_SOURCES else None
     ugc = shared.ugc_selectors
     lib = shared.facts_reader
@@ -326,6 +307,7 @@ def _observe(
                 stops=stops,
                 hosts=hosts,
                 direct=direct,
+                meanwhile=meanwhile,
             )
         elif spec.target == "self" and owner._pw_type == "ElementHandle":
             target, sources = yield from facts_of_handle(
@@ -338,6 +320,7 @@ def _observe(
                 raw.locator(action.selector), strict=strict, timeout=timeout, needle=needle,
                 ugc_selectors=ugc, selector=action.selector, lib=lib, pin=pin, field=field,
                 activate=activate, engine=engine, stops=stops, hosts=hosts, direct=direct,
+                meanwhile=meanwhile,
             )  # fmt: skip
         elif spec.target in ("point", "mouse") and page is not None:
             if spec.target == "point":
@@ -348,7 +331,7 @@ def _observe(
             target, sources = yield from facts_at_point(
                 page, x, y, needle=needle, ugc_selectors=ugc, lib=lib, field=field,
                 activate=point_activate, pointer=spec.target == "mouse", engine=engine, pin=pin,
-                stops=stops, hosts=hosts, direct=direct,
+                stops=stops, hosts=hosts, direct=direct, meanwhile=meanwhile,
             )  # fmt: skip
         elif spec.target == "chooser":
             target, sources = yield from facts_of_handle(
@@ -360,13 +343,15 @@ def _observe(
             target, sources = yield from facts_of_focused(
                 page, needle=needle, ugc_selectors=ugc, lib=lib, field=field, activate=activate,
                 engine=engine, pin=pin, stops=stops, hosts=hosts, direct=direct,
+                meanwhile=meanwhile,
             )  # fmt: skip
         elif needle and page is not None:
             try:
                 url_path = parse_url(action.value or "").path if action.kind in _URL_KINDS else None
                 sources = yield from value_sources(
-                    page, needle, ugc_selectors=ugc, lib=lib, path=url_path, engine=engine, direct=direct
-                )
+                    page, needle, ugc_selectors=ugc, lib=lib, path=url_path, engine=engine, direct=direct,
+                    meanwhile=meanwhile,
+                )  # fmt: skip
             except (FactsUnavailable, EngineMissing):
                 raise
             except Exception as exc:  # noqa: BLE001 - mid-navigation pages have no text to search
@@ -418,12 +403,13 @@ def _observe(
             snapshot = prune_snapshot(raw_snapshot, focus=target.label if target is not None else "")
         except Exception as exc:  # noqa: BLE001 - the snapshot is optional context
             notes.append(f"snapshot unavailable: {type(exc).__name__}")
+    meanwhile()  # (done already when the read was sent over CDP)
     return Observation(
         url=url,
         title=title,
         aria_snapshot=snapshot,
-        tabs=tabs,
-        tab=shared.tab_id(page) if page is not None else None,
+        tabs=later["tabs"],
+        tab=later.get("tab"),
         target=target,
         target_count=count,
         drop_target=drop,
@@ -814,7 +800,9 @@ async def drive_async(pipeline: Pipeline) -> Any:
                 continue
             value = call.fn(*call.args, **call.kwargs)
             if inspect.isawaitable(value):
-                if type(call) is Begin:
+                if type(call) is Begin and asyncio.isfuture(value):
+                    value = Running(task=value)  # a future: the call's message is already sent
+                elif type(call) is Begin:
                     task = asyncio.ensure_future(value)
                     try:
                         await asyncio.sleep(0)  # the task runs up to its first wait: its message is sent

@@ -73,6 +73,8 @@ class SharedState:
         self.cdp_sessions: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         #: per page, the facts reader called over a CDP session of its own (`observe._direct`)
         self.direct_readers: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        #: per page, its browser context (a page never changes context: asked once, not per action)
+        self._contexts: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         #: the policies' allow-list as the facts reader's pin sees it (see `pin_hosts_for`)
         self.pin_allow = pin_hosts(EgressRules.from_policies(guard.policies))
         self.ugc_selectors: tuple[str, ...] = tuple(
@@ -88,10 +90,22 @@ class SharedState:
         text, self.pending_reasoning = self.pending_reasoning, None
         return text
 
+    def context_of(self, page: Any) -> Any:
+        """`page.context`, asked of Playwright once per page (raises as `page.context` does)."""
+        try:
+            context = self._contexts.get(page)
+        except TypeError:  # (not weakly referable: a stand-in in a test)
+            return page.context
+        if context is None:
+            context = page.context
+            with contextlib.suppress(TypeError):
+                self._contexts[page] = context
+        return context
+
     def needs_reader(self, page: Any) -> bool:
         """True once per browser context: the caller installs the facts reader there."""
         try:
-            context = page.context
+            context = self.context_of(page)
         except Exception:  # noqa: BLE001 - a closed page has no context to install into
             return False
         if context in self._readers:
@@ -129,7 +143,7 @@ class SharedState:
     def pending_registration(self, page: Any) -> Any:
         """The registration task of `page`'s context still to be awaited (None when none)."""
         try:
-            return self._pending.pop(page.context, None)
+            return self._pending.pop(self.context_of(page), None)
         except Exception:  # noqa: BLE001 - a closed page
             return None
 
@@ -140,7 +154,7 @@ class SharedState:
         try:
             if self._missing.get(page) == page.url:
                 return None
-            return self.facts_reader if self._engines.get(page.context) else None
+            return self.facts_reader if self._engines.get(self.context_of(page)) else None
         except Exception:  # noqa: BLE001 - a closed page
             return None
 
@@ -176,7 +190,7 @@ class SharedState:
         if gate is None:
             return None
         try:
-            context = page.context
+            context = self.context_of(page)
         except Exception:  # noqa: BLE001 - a closed page
             return None
         return gate.install(context, self.mode)
@@ -249,7 +263,7 @@ class SharedState:
     def pending_gate(self, page: Any) -> Any:
         """The gate's routing task of `page`'s context still to be awaited (None when none)."""
         try:
-            return self._gate_pending.pop(page.context, None)
+            return self._gate_pending.pop(self.context_of(page), None)
         except Exception:  # noqa: BLE001 - a closed page
             return None
 

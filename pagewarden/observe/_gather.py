@@ -172,15 +172,17 @@ def _is_timeout(exc: BaseException) -> bool:
 
 
 def _read(scope: Any, engine: str, entry: str, opts: dict[str, Any], timeout: float | None = None,
-          *, document: bool = False, direct: Any = None) -> Gather:  # fmt: skip
+          *, document: bool = False, direct: Any = None, meanwhile: Callable[[], Any] | None = None,
+          ) -> Gather:  # fmt: skip
     """One round trip: `entry` of the reader in the utility world of `scope`'s frame.
 
     A `document` read (rooted at the document, not at an element the action waits for) is
     bounded by `DOCUMENT_READ_TIMEOUT_MS` and raises `FactsUnavailable` when the page does not
     answer in time. With `direct` (a `DirectReader` of the page, `scope` being its main frame)
-    the read is one CDP call in that same world, and the usual read only when that fails."""
+    the read is one CDP call in that same world, and the usual read only when that fails;
+    `meanwhile` then runs while that call is on its way (see `DirectReader.read`)."""
     if direct is not None and direct.name == engine:
-        text = yield from direct.read(entry, {**opts, "lib": engine})
+        text = yield from direct.read(entry, {**opts, "lib": engine}, meanwhile)
         if text is not None:
             return _parse(text)
     if document:
@@ -266,6 +268,37 @@ class Call:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Begin:
+    """A call the pipeline starts and finishes later (`Finish`), to do its own work meanwhile.
+
+    Under the async API the call's coroutine runs as a task up to its first wait (its message
+    is then on its way to the browser) and the driver hands back a `Running` at once (a call
+    that returns a future has sent its message already: the future is awaited later); under
+    the sync API the call runs to its end first. Either way `Finish` gives its result or raises
+    its exception, so what the pipeline does in between must not depend on the outcome."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Running:
+    """A begun call: its task (async), or its outcome (sync, or a call that was not awaitable)."""
+
+    task: Any = None
+    value: Any = None
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """Wait for a begun call (`Begin`): its result, or its exception raised."""
+
+    running: Running
+
+
 Gather = Generator[Call, Any, Any]
 
 
@@ -288,24 +321,22 @@ def plain_css(selector: str | None) -> str | None:
     return text
 
 
-def _main_frame(locator: Any) -> Any:
-    try:
-        return locator.page.main_frame
-    except Exception:  # noqa: BLE001 - a closed page
-        return None
-
-
-def _frame_of(locator: Any) -> Any:
-    """The public `Frame` a locator resolves in (None when it cannot be told)."""
+def _frame_of(locator: Any) -> tuple[Any, bool]:
+    """The public `Frame` a locator resolves in (None when it cannot be told), and whether it
+    is its page's main frame."""
     impl = getattr(locator, "_impl_obj", None)
     frame_impl = getattr(impl, "_frame", None)
     if frame_impl is None:
-        return None
+        return None, False
     try:
-        frames = locator.page.frames
+        page = locator.page
+        main = page.main_frame
+        if getattr(main, "_impl_obj", None) is frame_impl:
+            return main, True
+        frames = page.frames
     except Exception:  # noqa: BLE001 - a closed page: the usual read says so
-        return None
-    return next((f for f in frames if getattr(f, "_impl_obj", None) is frame_impl), None)
+        return None, False
+    return next((f for f in frames if getattr(f, "_impl_obj", None) is frame_impl), None), False
 
 
 def facts_of_locator(
@@ -324,6 +355,7 @@ def facts_of_locator(
     stops: list[dict[str, Any]] | None = None,
     hosts: dict[str, Any] | None = None,
     direct: Any = None,
+    meanwhile: Callable[[], Any] | None = None,
 ) -> Gather:
     """Facts of the element `locator` resolves to, its match count and where `needle` occurs.
 
@@ -350,17 +382,17 @@ def facts_of_locator(
         opts["hosts"] = hosts
     if engine:
         css = plain_css(_selector_of(locator))
-        frame = _frame_of(locator) if css is not None else None
+        frame, main_frame = _frame_of(locator) if css is not None else (None, False)
         if frame is not None:
             # One read at the document: the light tree's native query finds the element, with no
             # walk over the whole page to resolve the locator (see `select` in the library). It
             # waits for nothing but the page's answer, within the action's timeout, as the usual
             # read would; what it leaves to the usual read gets the rest of that timeout.
             started = time.monotonic()
-            main = direct if direct is not None and frame == _main_frame(locator) else None
-            result = _check(
-                (yield from _read(frame, engine, "select", {**opts, "css": css}, timeout, direct=main)), stops
-            )
+            main = direct if main_frame else None
+            at = {**opts, "css": css}
+            read = _read(frame, engine, "select", at, timeout, direct=main, meanwhile=meanwhile)
+            result = _check((yield from read), stops)
             if not result.get("fallback"):
                 count = 1 if strict else None
                 return _facts(result.get("facts"), selector), count, _sources(result.get("sources", ()))
@@ -443,6 +475,7 @@ def facts_at_point(
     stops: list[dict[str, Any]] | None = None,
     hosts: dict[str, Any] | None = None,
     direct: Any = None,
+    meanwhile: Callable[[], Any] | None = None,
 ) -> Gather:
     """Facts of the element at viewport point (x, y) (into same-origin frames; with
     `activate`, of what a click there activates; with `pointer`, at the mouse's last position
@@ -454,9 +487,8 @@ def facts_at_point(
     if pin and hosts:
         opts["hosts"] = hosts
     if engine:
-        result = _check(
-            (yield from _read(page_or_frame, engine, "point", opts, document=True, direct=direct)), stops
-        )
+        read = _read(page_or_frame, engine, "point", opts, document=True, direct=direct, meanwhile=meanwhile)
+        result = _check((yield from read), stops)
     else:
         result = _check((yield from _run(page_or_frame.evaluate, "point", (), opts)), stops)
     return _facts(result.get("facts"), f"point({x:g},{y:g})"), _sources(result.get("sources", ()))
@@ -475,6 +507,7 @@ def facts_of_focused(
     stops: list[dict[str, Any]] | None = None,
     hosts: dict[str, Any] | None = None,
     direct: Any = None,
+    meanwhile: Callable[[], Any] | None = None,
 ) -> Gather:
     """Facts of the focused element (where keyboard input goes; with `activate`, of what the
     key activates there). Returns ``(facts, sources)``."""
@@ -485,9 +518,9 @@ def facts_of_focused(
     if pin and hosts:
         opts["hosts"] = hosts
     if engine:
-        result = _check(
-            (yield from _read(page_or_frame, engine, "focused", opts, document=True, direct=direct)), stops
-        )
+        read = _read(page_or_frame, engine, "focused", opts, document=True, direct=direct,
+                     meanwhile=meanwhile)  # fmt: skip
+        result = _check((yield from read), stops)
     else:
         result = _check((yield from _run(page_or_frame.evaluate, "focused", (), opts)), stops)
     return _facts(result.get("facts"), ":focus"), _sources(result.get("sources", ()))
@@ -502,6 +535,7 @@ def value_sources(
     path: str | None = None,
     engine: str | None = None,
     direct: Any = None,
+    meanwhile: Callable[[], Any] | None = None,
 ) -> Gather:
     """Where `needle` occurs in the page (text, links, aria attributes).
 
@@ -509,7 +543,9 @@ def value_sources(
     """
     opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "path": path}
     if engine:
-        result = yield from _read(page_or_frame, engine, "sources", opts, document=True, direct=direct)
+        result = yield from _read(
+            page_or_frame, engine, "sources", opts, document=True, direct=direct, meanwhile=meanwhile
+        )
     else:
         result = yield from _run(page_or_frame.evaluate, "sources", (), opts)
     if isinstance(result, dict) and "__error" in result:
