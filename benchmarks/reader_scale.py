@@ -91,9 +91,10 @@ class Captured:
         original = _direct.DirectReader.read
         captured = self
 
-        def read(reader: Any, entry: str, opts: dict[str, Any]) -> Any:
-            captured.last = (reader, entry, opts)
-            return (yield from original(reader, entry, opts))
+        def read(reader: Any, entry: str, opts: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+            if entry != "report":  # (the check of stopped navigations after a link click)
+                captured.last = (reader, entry, opts)
+            return (yield from original(reader, entry, opts, *args, **kwargs))
 
         _direct.DirectReader.read = read  # type: ignore[method-assign]
 

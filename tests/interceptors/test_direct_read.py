@@ -130,3 +130,58 @@ async def test_a_new_document_gets_the_reader_before_its_first_action(page: Page
     assert prediction is not None and prediction.navigation is not None
     assert prediction.navigation.url == "http://evil.test/plain.html?c=direct"
     assert await page.evaluate("window.location.pathname") == "/direct/evil.html"
+
+
+async def test_reads_go_straight_onto_the_connection(page: Page) -> None:
+    """Under the async API a read is a message on Playwright's connection, not a
+    `CDPSession.send` call (no stack capture, validation or API zone per read): with the
+    session's public send broken, reads still go over CDP and the world is kept."""
+    guarded = Guard(ALLOW_APP, goal="Use the app.").wrap(page)
+    await guarded.goto("http://app.test/direct/same.html")
+    await guarded.locator("#f").fill("Ada")
+    reader = _reader(guarded, page)
+    assert reader is not None and reader._raw is not None and reader.world is not None
+    world = reader.world
+
+    async def broken(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("CDPSession.send was called")
+
+    reader.session.send = broken  # type: ignore[method-assign]
+    sent: list[str] = []
+    raw = reader._raw
+    reader._raw = lambda method, params, timeout: sent.append(method) or raw(method, params, timeout)
+    await guarded.locator("#f").fill("Grace Hopper")
+    assert sent == ["Runtime.evaluate"] and reader.world == world and reader._installed
+    await guarded.goto("http://app.test/direct/evil.html")
+    with pytest.raises(GuardError):  # still judged on what the direct read saw
+        await guarded.locator("#t").click()
+    assert sent[-1] == "Runtime.evaluate" and len(sent) >= 2
+
+
+async def test_the_observations_own_work_runs_while_the_read_is_on_its_way(page: Page) -> None:
+    """`meanwhile` runs after the read was sent and before its answer is taken; an error in it
+    is the caller's (raised once the answer is in), and does not make the reader forget the
+    world."""
+    from pagewarden.observe._direct import DirectReader
+
+    guarded = Guard(ALLOW_APP, goal="Use the app.").wrap(page)
+    await guarded.goto("http://app.test/direct/same.html")
+    await guarded.locator("#f").fill("Ada")
+    reader: DirectReader = _reader(guarded, page)
+    order: list[str] = []
+    raw = reader._raw
+
+    def send(method: str, params: dict, timeout: float) -> object:
+        order.append("sent")
+        return raw(method, params, timeout)
+
+    reader._raw = send  # type: ignore[assignment]
+    text = await drive_async(reader.read("report", {"lib": reader.name}, lambda: order.append("meanwhile")))
+    assert order == ["sent", "meanwhile"] and isinstance(text, str)
+
+    def fails() -> None:
+        raise KeyError("the caller's own")
+
+    with pytest.raises(KeyError):
+        await drive_async(reader.read("report", {"lib": reader.name}, fails))
+    assert reader.world is not None and reader._installed

@@ -117,6 +117,39 @@ async def test_cancelling_the_driver_cancels_the_begun_call() -> None:
     await asyncio.wait_for(cancelled.wait(), 2)
 
 
+async def test_a_begun_future_is_awaited_at_finish_without_a_loop_turn() -> None:
+    """A call that returns a future has sent its message already: the driver goes on at once
+    (no loop turn in between), and `Finish` gives the future's result or raises its error."""
+    loop = asyncio.get_running_loop()
+    turns: list[str] = []
+    loop.call_soon(turns.append, "loop turned")
+    for outcome in ("done", ValueError("boom")):
+        log: list[str] = []
+        future = loop.create_future()
+
+        def action(future: Any = future) -> Any:
+            return future
+
+        def settle(future: Any = future, outcome: Any = outcome) -> None:
+            if isinstance(outcome, Exception):
+                future.set_exception(outcome)
+            else:
+                future.set_result(outcome)
+
+        def pipeline(log: list[str] = log, action: Any = action, settle: Any = settle) -> Any:
+            running = yield Begin(action)
+            log.append(f"between, turns {len(turns)}")
+            settle()
+            try:
+                return (yield Finish(running))
+            except ValueError as exc:
+                return f"raised {exc}"
+
+        result = await drive_async(pipeline())
+        assert log == ["between, turns 0"] or outcome != "done"
+        assert result == ("done" if outcome == "done" else "raised boom")
+
+
 def test_plain_calls_still_run_in_order() -> None:
     def pipeline() -> Any:
         first = yield Call(lambda: 1)
