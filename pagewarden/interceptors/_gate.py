@@ -65,7 +65,8 @@ from pagewarden.interceptors._csp import (
     new_binding_name,
     violation_url,
 )
-from pagewarden.interceptors._hops import HopGate, drive_hops_async, drive_hops_sync
+from pagewarden.interceptors._hops import HopGate, Steps, drive_hops_async, drive_hops_sync
+from pagewarden.observe._gather import Call
 from pagewarden.policies._egress import NETWORK_POLICY, REFUSALS_KEPT, EgressRules, Refusal, refusals_verdict
 
 __all__ = ["NavigationGate", "gate_needed", "navigation_pattern", "pin_hosts"]
@@ -297,7 +298,7 @@ class NavigationGate:
         if mode == "async":
 
             async def route_async() -> None:
-                await self._install_csp_async(context)
+                await drive_hops_async(self._install_csp(context))
                 await context.route(self.pattern, self._route_async)
                 if self.websocket_pattern is not None:
                     try:
@@ -309,7 +310,7 @@ class NavigationGate:
             return route_async
 
         def route_sync() -> None:
-            self._install_csp_sync(context)
+            drive_hops_sync(self._install_csp(context))
             context.route(self.pattern, self._route_sync)
             if self.websocket_pattern is not None:
                 try:
@@ -323,44 +324,26 @@ class NavigationGate:
 
         return route_sync
 
-    async def _install_csp_async(self, context: Any) -> None:
-        """Give `context`'s documents the gate's policies: later ones by an init script, loaded
-        ones now (see `pagewarden.interceptors._csp`)."""
+    def _install_csp(self, context: Any) -> Steps:
+        """Steps giving `context`'s documents the gate's policies: later ones by an init script,
+        loaded ones now (see `pagewarden.interceptors._csp`); run by `drive_hops_async` /
+        `drive_hops_sync`."""
         if not self.csp:
             return
         script = csp_script(self.csp, self.csp_binding)
         try:
-            await context.expose_binding(self.csp_binding, self._violation)
+            yield Call(context.expose_binding, (self.csp_binding, self._violation))
         except Exception as exc:  # noqa: BLE001 - violations are then not reported (still refused)
             self._csp_failed(exc, "reporting")
         try:
-            await context.add_init_script(script)
+            yield Call(context.add_init_script, (script,))
         except Exception as exc:  # noqa: BLE001 - the routes still judge what they see
             self._csp_failed(exc, "install")
             return
         for page in list(context.pages):
             for frame in list(page.frames):
                 with contextlib.suppress(Exception):  # a frame navigating away gets the init script
-                    await frame.evaluate(script)
-
-    def _install_csp_sync(self, context: Any) -> None:
-        """`_install_csp_async` under the sync API."""
-        if not self.csp:
-            return
-        script = csp_script(self.csp, self.csp_binding)
-        try:
-            context.expose_binding(self.csp_binding, self._violation)
-        except Exception as exc:  # noqa: BLE001 - see _install_csp_async
-            self._csp_failed(exc, "reporting")
-        try:
-            context.add_init_script(script)
-        except Exception as exc:  # noqa: BLE001 - see _install_csp_async
-            self._csp_failed(exc, "install")
-            return
-        for page in list(context.pages):
-            for frame in list(page.frames):
-                with contextlib.suppress(Exception):  # see _install_csp_async
-                    frame.evaluate(script)
+                    yield Call(frame.evaluate, (script,))
 
     def _csp_failed(self, exc: Exception, what: str) -> None:
         self.guard.log.warning(
