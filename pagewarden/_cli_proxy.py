@@ -75,7 +75,7 @@ def proxy_command(
     try:
         server.start()
         verify_enforcing(server)
-    except (ProxyError, FileNotFoundError) as exc:
+    except (ProxyError, OSError) as exc:  # OSError: the CA's directory (CAError)
         server.stop()
         _error(exc)
         sys.exit(1)
@@ -87,7 +87,8 @@ def proxy_command(
         f"  Chromium: chromium {quoted}\n"
         f"  Playwright: chromium.launch(proxy={{'server': '{server.url}'}}, args=[{rest}]); "
         "new_context(service_workers='block')\n"
-        f"  other clients: HTTP_PROXY/HTTPS_PROXY={server.url}; trust the CA {ca_dir() / CA_CERT}\n"
+        f"  other clients: HTTP_PROXY/HTTPS_PROXY={server.url}; trust the CA {ca_dir() / CA_CERT} "
+        "(`pagewarden ca` shows its pin, `--export FILE` copies it)\n"
         "  (the flags keep loopback, WebRTC's UDP and Chromium's own DNS look-ups in the proxy)\n"
         "Ctrl-C stops it.",
         highlight=False, markup=False, soft_wrap=True,

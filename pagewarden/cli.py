@@ -660,6 +660,7 @@ def eval_stwebagentbench(paths: tuple[Path, ...], json_out: Path | None) -> None
 
 
 # The policy agent's commands (`policies extract`, `policies store …`) live in their own module.
+import pagewarden._cli_ca  # noqa: E402  (`pagewarden ca`)
 import pagewarden._cli_policy_agent  # noqa: E402
 import pagewarden._cli_proxy  # noqa: E402  (`pagewarden proxy`)
 

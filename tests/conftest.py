@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -14,6 +15,51 @@ from pagewarden.trace import global_secrets
 from tests.artefacts import artefacts, leaks
 
 PAGES = Path(__file__).parent / "pages"
+
+#: The variables that say where a user's home and pagewarden's per-user directory are.
+HOME_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "PAGEWARDEN_CONFIG_DIR")
+
+
+def _snapshot(path: Path) -> list[tuple[str, int, float]]:
+    if not path.exists():
+        return []
+    return sorted((str(p), p.stat().st_size, p.stat().st_mtime) for p in [path, *path.rglob("*")])
+
+
+@pytest.fixture(scope="session", autouse=True)
+def test_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """No test reads or writes the real home: for the whole session ``HOME``, the XDG
+    directories and ``PAGEWARDEN_CONFIG_DIR`` point into a temporary directory (subprocesses
+    inherit them). Afterwards, the real home's pagewarden directory must be as it was."""
+    real = Path(os.environ.get("PAGEWARDEN_CONFIG_DIR") or Path.home() / ".config" / "pagewarden")
+    before = _snapshot(real)
+    home = tmp_path_factory.mktemp("home")
+    saved = {name: os.environ.get(name) for name in HOME_VARIABLES}
+    os.environ.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        PAGEWARDEN_CONFIG_DIR=str(home / ".config" / "pagewarden"),
+    )
+    yield home
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    assert _snapshot(real) == before, f"a test wrote into the real per-user directory {real}"
+
+
+@pytest.fixture
+def empty_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A first run: a new empty home, no XDG variables, no ``PAGEWARDEN_CONFIG_DIR`` (so the
+    default ``~/.config/pagewarden`` is used, and nothing exists there yet)."""
+    home = tmp_path_factory.mktemp("empty-home")
+    monkeypatch.setenv("HOME", str(home))
+    for name in HOME_VARIABLES[1:]:
+        monkeypatch.delenv(name, raising=False)
+    return home
 
 
 @pytest.fixture(scope="session", autouse=True)

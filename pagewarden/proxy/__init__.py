@@ -10,7 +10,17 @@
 See README, "Network layer", for the exact rules.
 """
 
-from pagewarden.proxy._ca import ca_dir, config_dir, spki_pin
+from pagewarden.proxy._ca import (
+    CAError,
+    CAInfo,
+    ca_dir,
+    ca_info,
+    config_dir,
+    ensure_ca,
+    export_ca,
+    regenerate_ca,
+    spki_pin,
+)
 from pagewarden.proxy._egress import NETWORK_POLICY, EgressPolicy, EgressRules, is_navigation
 from pagewarden.proxy._hostmap import HostMap
 from pagewarden.proxy._recorder import Recorder
@@ -22,6 +32,8 @@ __all__ = [
     "NETWORK_POLICY",
     "REFUSED_HEADER",
     "REPLAY_HEADER",
+    "CAError",
+    "CAInfo",
     "EgressPolicy",
     "EgressRules",
     "HostMap",
@@ -31,9 +43,13 @@ __all__ = [
     "Refusal",
     "Replay",
     "ca_dir",
+    "ca_info",
     "config_dir",
+    "ensure_ca",
+    "export_ca",
     "free_port",
     "is_navigation",
     "refusal_page",
+    "regenerate_ca",
     "spki_pin",
 ]

@@ -79,12 +79,17 @@ class ProxyServer:
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._stopped = False
+        self._confdir: Path | None = None
 
     # -- lifecycle --------------------------------------------------------------------------
     def start(self, timeout: float = 30.0) -> ProxyServer:
-        """Start the proxy thread and wait until the proxy listens."""
+        """Start the proxy thread and wait until the proxy listens. The CA is created first
+        when missing (`pagewarden.proxy.CAError` when it cannot be)."""
         if self._thread is not None:
             raise ProxyError("this ProxyServer was started already (use a new one: fresh port)")
+        from pagewarden.proxy._ca import ensure_ca
+
+        self._confdir = ensure_ca(self.confdir)  # on a first run it is made here, once
         self._thread = threading.Thread(target=self._run, name=f"pagewarden-proxy-{self.port}", daemon=True)
         self._thread.start()
         if not self._ready.wait(timeout):
@@ -171,8 +176,6 @@ class ProxyServer:
         from mitmproxy.addons import core, disable_h2c, next_layer, proxyserver, tlsconfig
         from mitmproxy.master import Master
 
-        from pagewarden.proxy._ca import ca_dir
-
         opts = options.Options()
         master = Master(opts, event_loop=asyncio.get_running_loop())
         master.addons.add(
@@ -188,7 +191,7 @@ class ProxyServer:
             "listen_host": self.host,
             "listen_port": self.port,
             "connection_strategy": "lazy",
-            "confdir": str(self.confdir or ca_dir()),
+            "confdir": str(self._confdir),
             "http3": False,
         }
         values.update(self.extra_options)

@@ -20,17 +20,11 @@ from pagewarden.testing import LocalSite, Response
 NET_PAGES = Path(__file__).parent / "pages"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def proxy_config_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The proxy's CA goes to a temporary config directory, never the user's own."""
-    path = tmp_path_factory.mktemp("pagewarden-config")
-    old = os.environ.get("PAGEWARDEN_CONFIG_DIR")
-    os.environ["PAGEWARDEN_CONFIG_DIR"] = str(path)
-    yield path
-    if old is None:
-        os.environ.pop("PAGEWARDEN_CONFIG_DIR", None)
-    else:
-        os.environ["PAGEWARDEN_CONFIG_DIR"] = old
+@pytest.fixture(scope="session")
+def proxy_config_dir(test_home: Path) -> Path:
+    """The per-user directory of the test session (the root conftest's `test_home`), where
+    the proxy's CA goes; never the user's own."""
+    return Path(os.environ["PAGEWARDEN_CONFIG_DIR"])
 
 
 def _redirect(location: str) -> Callable[[Any], Response]:

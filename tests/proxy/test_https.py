@@ -40,7 +40,7 @@ async def test_https_via_the_pinned_ca_and_verified_upstream(
         assert [p for p in good.paths if p != "/favicon.ico"] == ["/page"]
         # the certificate Chromium saw is the proxy's, trusted by pin (not by ignoring errors)
         security = await response.security_details()
-        assert security is not None and security.get("issuer", "").startswith("mitmproxy")
+        assert security is not None and security.get("issuer") == "pagewarden proxy CA"
         refused = await page.goto("https://wrong.test/page")
         assert refused is not None and refused.status == 502
         assert "certificate" in (await page.content()).lower()
