@@ -59,9 +59,10 @@ def session_proxy(
         return owner.guard if owner is not None else None
 
     chain: list[Any] = [SessionTokens(known=sessions.__contains__, report=route)]
-    chain.append(EgressPolicy(guard.policies, on_refusal=route))
+    egress = EgressPolicy(guard.policies, on_refusal=route)
+    chain.append(egress)
     if grants:
-        chain.append(NavigationGrants(sessions))
+        chain.append(NavigationGrants(sessions, egress))
     def route_flow(flow: Any, refusal: Refusal) -> None:
         route(replace(refusal, tab=flow.metadata.get("pagewarden_session")))
 
