@@ -79,7 +79,7 @@ RefusalSink = Callable[[Refusal], None]
 
 #: The kinds of refusal that tell the agent about what *its* tab tried (the others, a page's
 #: subresources, are events only).
-AGENT_ACTIONS = frozenset({"navigation", "redirect", "websocket", "exfiltration"})
+AGENT_ACTIONS = frozenset({"navigation", "redirect", "websocket", "exfiltration", "download"})
 
 
 def reported_to_agent(refusal: Refusal) -> bool:
