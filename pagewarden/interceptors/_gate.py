@@ -66,7 +66,7 @@ from pagewarden.interceptors._csp import (
     new_binding_name,
     violation_url,
 )
-from pagewarden.interceptors._frames import FrameActions
+from pagewarden.interceptors._frames import FrameActions, RefusalSignal
 from pagewarden.interceptors._hops import HopGate, Steps, drive_hops_async, drive_hops_sync
 from pagewarden.observe._gather import Call
 from pagewarden.policies._egress import (
@@ -289,6 +289,8 @@ class NavigationGate:
         self.hops = HopGate(self)
         #: when the agent acts inside a frame (a frame's refused navigation is then its own)
         self.frame_actions = FrameActions()
+        #: fired for each refusal raised at the agent (a running action then ends at once)
+        self.signal = RefusalSignal()
 
     @classmethod
     def for_guard(cls, guard: Any) -> NavigationGate | None:
@@ -607,7 +609,8 @@ class NavigationGate:
                 self._recent = {k: t for k, t in self._recent.items() if refusal.ts - t < 1}
             self._recent[key] = refusal.ts
             self.refusals.append(refusal)
-            if self.enforce and self._to_agent(refusal):
+            raised = self.enforce and self._to_agent(refusal)
+            if raised:
                 self._pending.append(refusal)
         data = refusal.to_dict()
         data.pop("tab", None)
@@ -617,6 +620,8 @@ class NavigationGate:
             "network_refused", action=refusal.action, host=refusal.host, rule=refusal.rule,
             policy_id=refusal.policy_id, layer="gate",
         )  # fmt: skip
+        if raised:
+            self.signal.fire(refusal)
 
     def _to_agent(self, refusal: Refusal) -> bool:
         """A tab's refusal (`reported_to_agent`), or a frame's while the agent acts in a frame."""
@@ -629,8 +634,11 @@ class NavigationGate:
         """Whether refusals wait to be reported to the agent."""
         return bool(self._pending)
 
-    def pending_verdict(self, step: Any) -> Verdict | None:
-        """The BLOCK for the refusals since the agent's last call (reported once), or None."""
+    def pending_verdict(self, step: Any, during: str | None = None) -> Verdict | None:
+        """The BLOCK for the refusals since the agent's last call (reported once), or None;
+        `during`: see `refusals_verdict`."""
         with self._lock:
             pending, self._pending = self._pending, []
-        return refusals_verdict(pending, step, mode=self.guard.mode, enforced=self.enforce, layer=LAYER)
+        return refusals_verdict(
+            pending, step, mode=self.guard.mode, enforced=self.enforce, layer=LAYER, during=during
+        )

@@ -21,7 +21,7 @@ from pagewarden._url import parse_url
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.guard._step import Action, Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
-from pagewarden.interceptors._frames import subframe_urls
+from pagewarden.interceptors._frames import raced, subframe_urls
 from pagewarden.interceptors._methods import ActionSpec
 from pagewarden.interceptors._request import follow_redirects
 from pagewarden.observe._direct import direct_reader
@@ -736,36 +736,55 @@ def guarded_action(
     )
     watch = DocumentWatch(page) if pinned else None
     remembered = False
+    gate = shared.built_gate
+    signals = [getattr(o, "signal", None) for o in (gate, network) if o is not None]
+    method = raced(method, [s for s in signals if s is not None])
+    failure: Exception | None = None
     try:
-        if action.kind == "request" and owner._pw_type == "APIRequestContext":
-            result = yield from follow_redirects(shared, owner, name, method, call_args, call_kwargs, step)
-        elif pinned:
-            result = yield Call(method, call_args, call_kwargs)
-        else:
-            # Nothing that comes back changes this verdict: the step goes into session memory
-            # while the action is on its way (async API), and into the trace once it has run.
-            running = yield Begin(method, call_args, call_kwargs)
-            try:
-                guard.remember(step, verdict, ran=True)
-                remembered = True
-            finally:
-                result = yield Finish(running)
-        if watch is not None:
-            watch.close()
-        if pinned and not (watch is not None and watch.replaced):
-            # The judged document is still there: ask it whether it stopped a navigation. (When
-            # a new document replaced it, the navigation went through and nothing is asked.)
-            try:
-                stopped = yield from stopped_navigations(
-                    page, shared.facts_reader, shared.reader_engine(page), shared.direct_readers.get(page)
+        try:
+            if action.kind == "request" and owner._pw_type == "APIRequestContext":
+                result = yield from follow_redirects(
+                    shared, owner, name, method, call_args, call_kwargs, step
                 )
-            except FactsUnavailable as exc:
-                verdict = _report_unavailable(step, verdict, str(exc))
-                stopped = []
-            except Exception:  # noqa: BLE001 - the page navigated away: nothing was stopped
-                stopped = []
-            if stopped:
-                verdict = _destination_changed(step, verdict, stopped[0])
+            elif pinned:
+                result = yield Call(method, call_args, call_kwargs)
+            else:
+                # Nothing that comes back changes this verdict: the step goes into session memory
+                # while the action is on its way (async API), and into the trace once it has run.
+                running = yield Begin(method, call_args, call_kwargs)
+                try:
+                    guard.remember(step, verdict, ran=True)
+                    remembered = True
+                finally:
+                    result = yield Finish(running)
+            if watch is not None:
+                watch.close()
+            if pinned and not (watch is not None and watch.replaced):
+                # The judged document is still there: ask it whether it stopped a navigation. (When
+                # a new document replaced it, the navigation went through and nothing is asked.)
+                try:
+                    stopped = yield from stopped_navigations(
+                        page, shared.facts_reader, shared.reader_engine(page), shared.direct_readers.get(page)
+                    )
+                except FactsUnavailable as exc:
+                    verdict = _report_unavailable(step, verdict, str(exc))
+                    stopped = []
+                except Exception:  # noqa: BLE001 - the page navigated away: nothing was stopped
+                    stopped = []
+                if stopped:
+                    verdict = _destination_changed(step, verdict, stopped[0])
+        except Exception as exc:  # noqa: BLE001 - raised below unless a refusal explains it
+            failure = exc
+        if failure is not None:
+            # the action failed (a navigation aborted, or ended early because it waited for one
+            # the guard refused): when the page tried to leave the allowed sites meanwhile, the
+            # agent hears that, not a bare net::ERR_ABORTED or a timeout. (An action that ran
+            # hears of such a refusal at its next call, as before.)
+            during = yield from _refused_during(shared, network, step, page, action)
+            if during is None:
+                raise failure
+            if verdict.decision is not Decision.BLOCK:
+                verdict = during
     finally:
         for each in frame_actions:
             each.ended()
@@ -782,6 +801,30 @@ def guarded_action(
 
 #: a URL no cookie is set for: asking its cookies is a round trip that returns nothing
 _NO_COOKIES = "http://round-trip.pagewarden.invalid/"
+
+
+def _refused_during(shared: SharedState, network: Any, step: Step, page: Any, action: Action) -> Pipeline:
+    """The BLOCK for refusals the agent must hear of that happened while its action ran (the
+    page, a popup or a redirect tried to leave the allowed sites), naming where the action
+    started from; None when there were none."""
+    start = action.value if action.kind in ("goto", "new_page") and action.value else step.observation.url
+    verdicts: list[Verdict] = []
+    if network is not None and network.has_pending():
+        if page is not None:
+            with contextlib.suppress(Exception):  # see the check before the action
+                yield Call(page.context.cookies, ([_NO_COOKIES],))
+        frames = subframe_urls(page) if page is not None else frozenset()
+        verdicts.append(network.pending_verdict(step, frames, during=start))
+    gate = shared.built_gate
+    if gate is not None and gate.has_pending():
+        verdicts.append(gate.pending_verdict(step, during=start))
+    found = [v for v in verdicts if v is not None]
+    if not found:
+        return None
+    first = found[0]
+    if len(found) > 1:
+        first = replace(first, findings=tuple(f for v in found for f in v.findings))
+    return first
 
 
 def _frame_actions(shared: SharedState, network: Any, observation: Observation) -> list[Any]:

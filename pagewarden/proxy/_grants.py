@@ -38,7 +38,7 @@ from mitmproxy import http
 
 from pagewarden._url import parse_url, registrable_domain, resolve_url
 from pagewarden.guard._verdict import Verdict
-from pagewarden.interceptors._frames import FrameActions
+from pagewarden.interceptors._frames import FrameActions, RefusalSignal
 from pagewarden.policies._egress import AGENT_ACTIONS, REFUSALS_KEPT, refusals_verdict, reported_to_agent
 from pagewarden.proxy._egress import NETWORK_POLICY, is_navigation, refuse_flow
 from pagewarden.proxy._refusal import Refusal
@@ -93,6 +93,8 @@ class NetworkSession:
         self.refusals: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
         #: when the agent acts inside a frame (a frame's refused navigation is then its own)
         self.frame_actions = FrameActions()
+        #: fired for each refusal raised at the agent (a running action then ends at once)
+        self.signal = RefusalSignal()
         #: the latest documents frames inside pages, and tabs' top documents, committed
         self._frame_urls: deque[str] = deque(maxlen=256)
         self._top_urls: deque[str] = deque(maxlen=256)
@@ -204,7 +206,9 @@ class NetworkSession:
         with self._lock:
             (self._frame_urls if inner else self._top_urls).append(url)
 
-    def pending_verdict(self, step: Any, frame_urls: frozenset[str] = frozenset()) -> Verdict | None:
+    def pending_verdict(
+        self, step: Any, frame_urls: frozenset[str] = frozenset(), during: str | None = None
+    ) -> Verdict | None:
         """A BLOCK verdict for the refusals since the agent's last call (taken: reported
         once), or None. The step is the agent's next action, which then does not run.
 
@@ -219,7 +223,7 @@ class NetworkSession:
         if not self.frame_actions.active():
             pending = [r for r in pending if r.action != "navigation" or r.url not in framed]
         return refusals_verdict(
-            pending, step, mode=getattr(self.guard, "mode", "enforce"), enforced=self.enforce
+            pending, step, mode=getattr(self.guard, "mode", "enforce"), enforced=self.enforce, during=during
         )
 
     # -- the proxy's side -------------------------------------------------------------------
@@ -254,13 +258,16 @@ class NetworkSession:
         with self._lock:
             self.refusals.append(refusal)
             ours = refusal.subframe and refusal.action in AGENT_ACTIONS and self.frame_actions.active()
-            if (ours or reported_to_agent(refusal)) and self.enforce:
+            raised = (ours or reported_to_agent(refusal)) and self.enforce
+            if raised:
                 self._pending.append(refusal)
         data = refusal.to_dict()
         data.pop("tab", None)
         self.guard.emit("network", data)
         fields = {k: data[k] for k in ("action", "host", "rule", "policy_id")}
         self.guard.log.info("network_refused", **fields)
+        if raised:
+            self.signal.fire(refusal)
 
 
 class NavigationGrants:

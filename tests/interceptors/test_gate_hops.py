@@ -9,7 +9,6 @@ frames to hosts the policies allow) still load. Real Chromium over 127.0.0.1.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 from typing import Any
 from urllib.parse import quote
@@ -156,7 +155,7 @@ async def test_a_redirect_hop_to_a_refused_host_never_leaves(
     hops.route("app.test", "/hops/meta", _meta)
     body = STARTERS[starter].replace("{U}", url).replace("{Q}", quote(url, safe=""))
     await guarded.goto(_serve(hops, body))
-    await _act(guarded)
+    earlier = await _act(guarded)  # (the click fails itself when the hop is refused while it runs)
     await page.wait_for_timeout(900)
     assert _reached(hops, "evil.test", mark) == []
     assert all(not p.url.startswith("http://evil.test") for p in page.context.pages)
@@ -167,12 +166,11 @@ async def test_a_redirect_hop_to_a_refused_host_never_leaves(
         assert any(e.data.get("host") == "evil.test" and e.data.get("subframe") for e in gate_events)
         await guarded.hover("body")
         return
-    with pytest.raises(ActionBlocked) as caught:
-        await guarded.hover("body")
-    finding = caught.value.verdict.findings[0]
+    blocked = await _blocked(guarded, earlier)
+    finding = blocked.verdict.findings[0]
     assert (finding.policy_id, finding.rule) == ("T-0", "network:domain_allow")
-    assert "evil.test" in caught.value.verdict.explanation
-    assert "navigation gate" in caught.value.verdict.explanation
+    assert "evil.test" in blocked.verdict.explanation
+    assert "navigation gate" in blocked.verdict.explanation
     assert any(e.data.get("host") == "evil.test" and not e.data.get("subframe") for e in gate_events)
     await guarded.hover("body")  # heard once
 
@@ -202,12 +200,16 @@ async def test_goto_an_allowed_url_that_redirects_to_a_refused_host(page: Page, 
     """The agent's own goto is judged on its URL; the hop is judged too."""
     guarded = Guard(POLICIES, goal="Use the app.").wrap(page)
     await guarded.goto("http://app.test/plain.html")
-    with contextlib.suppress(PlaywrightError):
+    # the goto fails with the refusal itself (issue 24), not a bare net::ERR_ABORTED
+    with pytest.raises(ActionBlocked) as caught:
         await guarded.goto(hop("app.test", "http://evil.test/landing?c=hop-goto"))
+    finding = caught.value.verdict.findings[0]
+    assert finding.rule == "network:domain_allow" and finding.evidence["action"] == "redirect"
+    assert finding.evidence["chain"] == [hop("app.test", "http://evil.test/landing?c=hop-goto"),
+                                         "http://evil.test/landing?c=hop-goto"]  # fmt: skip
     assert _reached(hops, "evil.test", "hop-goto") == []
     assert page.url == "http://app.test/plain.html"
-    with pytest.raises(ActionBlocked):
-        await guarded.hover("body")
+    await guarded.hover("body")  # heard once
     await guarded.goto(hop("app.test", "http://other.test/landing?c=hop-goto-twin"))
     assert page.url == "http://other.test/landing?c=hop-goto-twin"
 

@@ -1,0 +1,162 @@
+"""Issue 24: when the page itself goes to a refused host while the agent's action runs (a
+script redirect as it loads, a same-site URL whose redirect chain ends on a refused host, a
+script navigation from a click), the action fails at once with `ActionBlocked` naming the
+refused destination, the chain from where the action started, the policy and the guidance —
+instead of waiting for Playwright's timeout or failing with a bare ``net::ERR_ABORTED``. The
+tab stays usable, the refusal is the action's step in the trace and a ``network`` event. A
+refusal that comes after the action returned (a meta refresh after the load, a popup) is
+raised, naming it, at the next call. Both layers: the navigation gate and
+``launch(proxy=True)``. Real Chromium over 127.0.0.1.
+
+The time bound is loose on purpose (well under the Playwright timeout the agent would
+otherwise wait): speed targets belong to the benchmarks."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pagewarden import ActionBlocked, Guard, PolicySet, launch
+from pagewarden.testing import LocalSite, Response
+from pagewarden.trace import read_trace
+
+pytestmark = pytest.mark.browser
+
+POLICIES = PolicySet.from_dict({"version": 1, "policies": [{
+    "id": "STAY", "category": "boundary", "risk_level": "high", "description": "Stay on the app",
+    "rules": [{"domain_allow": [".app.test"]}],
+}]})  # fmt: skip
+#: Playwright's timeout in these tests: a hang would take this long
+TIMEOUT_MS = 12_000
+
+
+def _redirect(location: str) -> Response:
+    return Response("", status=302, headers={"Location": location})
+
+
+def _slow(request: Any) -> Response:
+    time.sleep(0.5)
+    return Response("x")
+
+
+@pytest.fixture
+def app() -> Any:
+    site = LocalSite()
+    page = "<title>{t}</title>{b}"
+    site.route("app.test", "/script", lambda r: Response(page.format(
+        t="s", b="<script>location.replace('http://evil.test/x')</script><img src='/slow'>")))
+    site.route("app.test", "/slow", _slow)
+    site.route("app.test", "/hop", lambda r: _redirect("http://www.app.test/hop2"))
+    site.route("www.app.test", "/hop2", lambda r: _redirect("http://evil.test/y"))
+    site.route("app.test", "/meta", lambda r: Response(page.format(
+        t="m", b="<meta http-equiv='refresh' content='0;url=http://evil.test/m'>")))
+    site.route("app.test", "/page", lambda r: Response(page.format(t="p", b=(
+        "<button id=p onclick=\"window.open('http://evil.test/pop')\">Help</button>"
+        "<button id=s onclick=\"setTimeout(() => location.href='http://evil.test/s', 50)\">Go</button>"))))
+    site.route("app.test", "/ok", lambda r: Response("<title>ok</title><p>fine</p>"))
+    for path in ("/x", "/y", "/m", "/pop", "/s"):
+        site.route("evil.test", path, lambda r: Response("<title>evil</title>"))
+    with site:
+        yield site
+
+
+async def _heard(page: Any, action: Any) -> tuple[ActionBlocked, bool]:
+    """The agent hears of the refusal: its action fails (True), or, where the action ran (the
+    network layer shows its refusal page), its next call (False); well before a timeout."""
+    started = time.perf_counter()
+    try:
+        await action()
+    except ActionBlocked as during:
+        blocked, now = during, True
+    else:
+        with pytest.raises(ActionBlocked) as caught:
+            await page.hover("body")
+        blocked, now = caught.value, False
+    assert time.perf_counter() - started < TIMEOUT_MS / 1000 / 2  # not Playwright's timeout
+    return blocked, now
+
+
+def _named(blocked: ActionBlocked, now: bool, dest: str, start: str) -> None:
+    finding = next(f for f in blocked.verdict.findings if f.rule.startswith("network:"))
+    assert finding.policy_id == "STAY"
+    assert finding.evidence["host"] == "evil.test"
+    assert finding.evidence["url"] == dest
+    assert "evil.test" in finding.message
+    if now:
+        assert finding.evidence["chain"][0] == start
+        assert "during this action" in finding.message
+    assert "leave the allowed sites" in blocked.verdict.guidance
+
+
+@pytest.mark.parametrize("proxy", [False, True], ids=["gate", "proxy"])
+async def test_a_refused_page_navigation_fails_the_action_at_once(
+    app: LocalSite, proxy: bool, tmp_path: Path
+) -> None:
+    guard = Guard(POLICIES, trace=tmp_path / "trace.jsonl")
+    events: list[Any] = []
+    guard.subscribe(events.append)
+    async with launch(guard, proxy=proxy, host_map={"*.test": app.port}) as page:
+        page.set_default_timeout(TIMEOUT_MS)
+        # a script that moves the page as it loads (the goto would wait for a load that never comes)
+        blocked, now = await _heard(page, lambda: page.goto("http://app.test/script"))
+        _named(blocked, now, "http://evil.test/x", "http://app.test/script")
+        assert now or proxy  # without the proxy the goto would wait for a load that never comes
+        await page.goto("http://app.test/ok")  # the tab stays usable; nothing else to hear
+        assert await page.title() == "ok"
+        # a same-site URL whose redirect chain ends on a refused host
+        blocked, now = await _heard(page, lambda: page.goto("http://app.test/hop"))
+        _named(blocked, now, "http://evil.test/y", "http://app.test/hop")
+        assert now or proxy  # without the proxy the goto would fail with a bare net::ERR_ABORTED
+        await page.goto("http://app.test/page")
+        # a click whose handler moves the page a moment later: the click itself fails when the
+        # refusal comes while it runs, else the next call names it
+        async def click_and_wait() -> None:
+            await page.click("#s")
+            await page.wait_for_timeout(500)
+
+        blocked, now = await _heard(page, click_and_wait)
+        if any(f.rule.startswith("network:") for f in blocked.verdict.findings):
+            _named(blocked, now, "http://evil.test/s", "http://app.test/page")
+        else:  # the reader's pin stopped it in the page first (destination pinning)
+            assert "evil.test" in blocked.verdict.explanation
+        await page.goto("http://app.test/ok")
+        assert await page.title() == "ok"
+    assert app.requests_to("evil.test") == []
+    steps = list(read_trace(tmp_path / "trace.jsonl"))
+    refused = [r for r in steps if any(f.rule.startswith("network:") for f in r.verdict.findings)]
+    assert len(refused) >= 2  # each refusal is a step of the trace: the action's, or the next call's
+    if not proxy:
+        assert [r.step.action.value for r in refused][:2] == ["http://app.test/script", "http://app.test/hop"]
+    network = [e.data for e in events if e.kind == "network" and e.data.get("host") == "evil.test"]
+    assert {d["url"] for d in network} >= {"http://evil.test/x", "http://evil.test/y"}
+
+
+@pytest.mark.parametrize("proxy", [False, True], ids=["gate", "proxy"])
+async def test_a_refusal_after_the_action_returned_is_named_at_the_next_call(
+    app: LocalSite, proxy: bool
+) -> None:
+    async with launch(Guard(POLICIES), proxy=proxy, host_map={"*.test": app.port}) as page:
+        page.set_default_timeout(TIMEOUT_MS)
+        for start, act, dest in (
+            ("http://app.test/meta", None, "http://evil.test/m"),
+            ("http://app.test/page", "#p", "http://evil.test/pop"),
+        ):
+            try:
+                await page.goto(start)
+                if act:
+                    await page.click(act)
+                await page.wait_for_timeout(600)
+                with pytest.raises(ActionBlocked) as caught:
+                    await page.hover("body")
+                blocked = caught.value
+            except ActionBlocked as during:  # it came while the action still ran: named there
+                blocked = during
+            urls = [f.evidence.get("url") for f in blocked.verdict.findings]
+            assert dest in urls
+            assert "evil.test" in blocked.verdict.explanation
+            await page.goto("http://app.test/ok")
+            assert await page.title() == "ok"
+    assert app.requests_to("evil.test") == []
