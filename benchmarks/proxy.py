@@ -10,8 +10,12 @@ through the addon chain, memory and disk per 1,000 recorded flows.
 * **Requests per second**: sequential keep-alive GETs from one client through the proxy's
   addon chain (and directly, for reference).
 * **Recording**: traced Python memory retained and bytes written per 1,000 flows recorded.
+* **Exfiltration filter** (`benchmarks/_exfil_cost.py`): the filter alone before decoded views
+  (issue 24, kept in `benchmarks/_exfil_before/`) and after, side by side in one run: cost per
+  request on ordinary traffic, detection per encoding class, false stops on benign traffic.
 
-    .venv/bin/python benchmarks/proxy.py [--iterations 30] [--requests 1000] [--out FILE.json]
+    .venv/bin/python benchmarks/proxy.py [--iterations 30] [--requests 1000] [--exfil-rounds 200]
+                                         [--only-exfil] [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ from pagewarden.proxy._recorder import Recorder
 from pagewarden.proxy._session import session_proxy
 from pagewarden.proxy._tokens import accept_language
 from pagewarden.testing import LocalSite, Response
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _exfil_cost
 
 HOST = "bench.test"
 DEFAULT_OUT = Path(__file__).parent / "results" / "proxy.json"
@@ -184,8 +191,20 @@ def throughput_and_memory(site: LocalSite, requests: int, record_dir: Path) -> d
     }
 
 
+def exfil_filter(rounds: int) -> dict[str, Any]:
+    """The exfiltration filter before and after decoded views (see `_exfil_cost`)."""
+    return {
+        "cost": _exfil_cost.filter_cost(rounds),
+        "detection": _exfil_cost.detection(),
+        "false_stops": _exfil_cost.false_stops(),
+    }
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    exfil = exfil_filter(args.exfil_rounds)
+    if args.only_exfil:
+        return {"benchmark": "proxy", "pagewarden": __version__, "exfil_filter": exfil}
     with tempfile.TemporaryDirectory() as tmp, _site() as site:
         os.environ.setdefault("PAGEWARDEN_CONFIG_DIR", str(Path(tmp) / "config"))
         load = await page_load(site, args.iterations, args.warmup, Path(tmp))
@@ -199,11 +218,43 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         "page_load": load,
         "addon_chain": chain,
+        "exfil_filter": exfil,
     }
+
+
+def render_exfil(console: RichConsole, exfil: dict[str, Any]) -> None:
+    cost = exfil["cost"]
+    table = Table(title="exfiltration filter, µs per ordinary request (median)")
+    table.add_column("request")
+    table.add_column("before")
+    table.add_column("after")
+    for kind, value in cost["before"]["median_us_by_request"].items():
+        table.add_row(kind, str(value), str(cost["after"]["median_us_by_request"][kind]))
+    for stat in ("median_us", "mean_us", "p95_us", "stopped"):
+        table.add_row(f"all: {stat}", str(cost["before"][stat]), str(cost["after"][stat]))
+    console.print(table)
+    detection = Table(title="encoded secret stopped / benign twins passed (before → after)")
+    for column in ("encoding", "shapes", "stopped", "twins passed"):
+        detection.add_column(column)
+    for kind, row in exfil["detection"]["after"].items():
+        old = exfil["detection"]["before"][kind]
+        detection.add_row(
+            kind, str(row["shapes"]), f"{old['stopped']} → {row['stopped']}",
+            f"{old['benign_twins_passed']} → {row['benign_twins_passed']}",
+        )  # fmt: skip
+    console.print(detection)
+    stops = exfil["false_stops"]
+    console.print(
+        f"benign corpus: {stops['before']['stopped']} → {stops['after']['stopped']} of "
+        f"{stops['after']['requests']} requests stopped ({stops['after']['by_kind']})"
+    )
 
 
 def render(result: dict[str, Any]) -> None:
     console = RichConsole()
+    render_exfil(console, result["exfil_filter"])
+    if "page_load" not in result:
+        return
     load, chain = result["page_load"], result["addon_chain"]
     table = Table(title=f"page load, {load['subresources']} sub-resources (ms)")
     for column in ("", "median", "mean", "p95", "n"):
@@ -226,6 +277,10 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument(
+        "--exfil-rounds", type=int, default=200, help="rounds of ordinary requests per filter"
+    )
+    parser.add_argument("--only-exfil", action="store_true", help="measure the exfiltration filter only")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
     result = asyncio.run(main_async(args))

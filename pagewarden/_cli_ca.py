@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from pagewarden.cli import _error, console, main
+from pagewarden.cli import _error, main
 
 
 @main.command("ca")
@@ -48,7 +48,7 @@ def ca_command(export_to: Path | None, regenerate: bool, as_json: bool) -> None:
         "exported_to": str(exported) if exported is not None else None,
     }
     if as_json:
-        console.print_json(json.dumps(facts))
+        click.echo(json.dumps(facts, indent=2))
         return
     lines = [
         f"directory    {info.directory}",
@@ -62,4 +62,4 @@ def ca_command(export_to: Path | None, regenerate: bool, as_json: bool) -> None:
         lines.append("regenerated: browsers and tools pinned to the old CA need the new pin or certificate")
     if exported is not None:
         lines.append(f"exported the certificate to {exported}")
-    console.print("\n".join(lines), highlight=False, markup=False, soft_wrap=True)
+    click.echo("\n".join(lines))  # plain: Rich would read ":CD:" in a fingerprint as an emoji

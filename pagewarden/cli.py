@@ -17,8 +17,9 @@ from pagewarden._version import __version__
 from pagewarden.policies import PolicyError, PolicySet, baseline_policies
 
 # Piped output (CI logs, files) gets a wide fixed width instead of rich's 80 columns.
-console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else 160)
+# emoji=False: text from pages and files (":cd:" in a URL or a fingerprint) is printed as written
+console = Console(soft_wrap=True, emoji=False, width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, soft_wrap=True, emoji=False, width=None if sys.stderr.isatty() else 160)
 
 
 def _cells(*values: object) -> list[Text]:
@@ -108,7 +109,9 @@ def policies_lint(files: tuple[Path, ...], strict: bool) -> None:
 
 @policies.command("schema")
 @click.argument("kind", required=False)
-@click.option("--markdown", is_flag=True, help="Print the reference as the README's Markdown table.")
+@click.option(
+    "--markdown", is_flag=True, help="Print the reference as the Markdown table of docs/reference/rules.md."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the reference as JSON.")
 def policies_schema(kind: str | None, markdown: bool, as_json: bool) -> None:
     """Print the field-by-field reference of every rule kind (or of KIND)."""

@@ -108,3 +108,16 @@ def test_markup_in_cells_is_printed_literally(tmp_path: Path) -> None:
     flat = "".join(result.stdout.split())
     assert "[/]Delete[bold]" in flat and "(changed)" in flat
     assert "MarkupError" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_emoji_codes_are_printed_literally(tmp_path: Path) -> None:
+    """Rich turns ":cd:" into an emoji by default: text from files, pages or a fingerprint's
+    hex pairs must be printed as written, in tables and in error lines alike."""
+    path = _policy_file(tmp_path / "p.yaml", "EMOJI", "url_deny: '/x'", "Never burn a :cd: or :skull: here")
+    shown = run("policies", "show", str(path))
+    assert shown.returncode == 0, shown.stderr
+    assert ":cd:" in shown.stdout and ":skull:" in shown.stdout
+    missing = run("policies", "show", str(tmp_path / "a:cd:b:skull:.yaml"))
+    assert missing.returncode != 0
+    assert "a:cd:b:skull:.yaml" in "".join(missing.stderr.split())
+    assert "\N{OPTICAL DISC}" not in shown.stdout + missing.stderr

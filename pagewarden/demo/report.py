@@ -87,7 +87,7 @@ def redacted(result: DemoResult) -> DemoResult:
 # -- console -------------------------------------------------------------------------------
 def print_result(result: DemoResult, console: Console | None = None) -> None:
     """Print every step (action, decision, policy, reason) and a verdict per run."""
-    console = console or Console()
+    console = console or Console(emoji=False)  # page text (":cd:") printed as written
     result = redacted(result)
     mode = "guarded (embedded default: rules + static world model, no LLM)" if result.guarded else "UNGUARDED"
     table = Table(title=f"pagewarden demo — {mode}", show_lines=False, expand=True)

@@ -22,21 +22,18 @@ base64-encoded spellings of each value. A request that carries any is refused (4
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
 import json
-import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote_plus
 
 from mitmproxy import http
 
 from pagewarden._url import ParsedURL, host_matches, parse_url, same_site
+from pagewarden._views import inflate, mostly_text, views
 from pagewarden.proxy._egress import NETWORK_POLICY, refuse_flow
 from pagewarden.proxy._leaks import FragmentWindow, Literals, literals_of
 from pagewarden.proxy._refusal import Refusal
@@ -45,7 +42,6 @@ __all__ = ["ExfiltrationFilter", "Leak", "outgoing_texts", "own_site_leaks", "sc
 
 #: Bodies are scanned up to this size (larger uploads: their first part).
 BODY_LIMIT = 4 * 1024 * 1024
-_B64 = re.compile(r"[A-Za-z0-9+/_\-]{12,}={0,2}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,28 +60,6 @@ class _Context:
     secrets: Any
     session: Any
     page_url: ParsedURL
-
-
-@lru_cache(maxsize=4096)
-def _b64_decoded(text: str) -> tuple[str, ...]:
-    """The printable texts that base64 runs in `text` decode to (memoised: a page's requests
-    repeat their headers)."""
-    return tuple(_b64_runs(text))
-
-
-def _b64_runs(text: str) -> Iterator[str]:
-    for match in _B64.finditer(text):
-        run = match.group(0).rstrip("=")
-        for alphabet in (None, b"-_"):
-            try:
-                padded = run + "=" * (-len(run) % 4)
-                raw = base64.b64decode(padded, altchars=alphabet, validate=alphabet is None)
-            except (binascii.Error, ValueError):
-                continue
-            decoded = raw.decode("utf-8", "ignore")
-            if decoded and sum(ch.isprintable() for ch in decoded) >= 0.9 * len(decoded):
-                yield decoded
-                break
 
 
 def _json_strings(value: Any) -> Iterator[str]:
@@ -184,7 +158,7 @@ def _outgoing(request: http.Request) -> tuple[list[str], list[str], list[str]]:
     texts.append("\n".join(f"{k}: {v}" for k, v in headers if k.lower() != "cookie"))
     cookies = [v for k, v in headers if k.lower() == "cookie"]
     cookie_texts = cookies + [unquote_plus(v) for v in cookies if "%" in v or "+" in v]
-    cookie_texts += [d for t in cookie_texts for d in _b64_decoded(t)]
+    cookie_texts += [v for t in cookie_texts for v in views(t)]
     for key, value in headers:
         name = key.lower()
         if name == "cookie":
@@ -195,6 +169,8 @@ def _outgoing(request: http.Request) -> tuple[list[str], list[str], list[str]]:
             pieces.append(value)
     if request.raw_content:
         content = request.get_content(strict=False) or request.raw_content
+        if not mostly_text(content):  # compressed by the page itself (no Content-Encoding)
+            content = inflate(content[:BODY_LIMIT]) or content
         content_type = request.headers.get("content-type", "")
         body_texts, body_pieces = _body_texts(content, content_type)
         texts += body_texts
@@ -206,8 +182,8 @@ def _outgoing(request: http.Request) -> tuple[list[str], list[str], list[str]]:
                 texts.append("".join(v for _, v in fields))
                 for k, v in fields:
                     pieces += [k, v]
-    decoded = [d for t in texts for d in _b64_decoded(t)]
-    return texts + decoded, cookie_texts, pieces
+    decoded = [v for t in texts for v in views(t)]
+    return list(dict.fromkeys(texts + decoded)), list(dict.fromkeys(cookie_texts)), pieces
 
 
 def _allowed(host: str, sender: str, domains: tuple[str, ...]) -> bool:
@@ -317,6 +293,20 @@ def _merged(first: list[Leak], second: list[Leak]) -> list[Leak]:
     return first + [leak for leak in second if (leak.policy_id, leak.what) not in seen]
 
 
+def _shown_url(url: str, host: str, guard: Any) -> str:
+    """`url` as a refusal shows it: without its query and fragment (where an encoded value
+    would be shown, in a spelling redaction does not know), and without its path when the
+    path itself carries sensitive data."""
+    base, mark, _ = url.partition("?")
+    base, hash_mark, _ = base.partition("#")
+    scheme, _, rest = base.partition("://")
+    path = "/" + rest.partition("/")[2]
+    origin = f"{scheme}://{rest.partition('/')[0]}"
+    if path != "/" and scan([path, *views(path)], host, guard=guard, initiator=url):
+        path = "/…"
+    return origin + path + ("?…" if mark or hash_mark else "")
+
+
 class ExfiltrationFilter:
     """mitmproxy addon: refuse requests (and drop websocket messages) that carry sensitive
     data to a host not allowed for it (see the module docstring).
@@ -389,8 +379,11 @@ class ExfiltrationFilter:
         guard = self.guard_for(flow)
         if guard is None:
             return
-        text = message.content.decode("utf-8", "replace")
-        texts = [text, *(_b64_decoded(text))]
+        content = message.content if isinstance(message.content, bytes) else message.content.encode()
+        if not mostly_text(content):  # a binary message the page compressed
+            content = inflate(content[:BODY_LIMIT]) or content
+        text = content.decode("utf-8", "replace")
+        texts = [text, *views(text)]
         pieces = [text]
         again = _double_decoded(text)
         if again is not None:
@@ -414,7 +407,7 @@ class ExfiltrationFilter:
         what = ", ".join(leak.what for leak in leaks[:3])
         reason = f"{where} carries {what}, which {request.host} may not receive"
         url = request.url.replace("http", "ws", 1) if websocket else request.url
-        url = guard.secrets.redact(redact_credentials(url))
+        url = guard.secrets.redact(redact_credentials(_shown_url(url, request.host, guard)))
         return Refusal(
             "exfiltration", url, request.host, "sensitive_data", leaks[0].policy_id, reason, request.method
         )

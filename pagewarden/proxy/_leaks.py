@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import re
 import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from urllib.parse import quote, quote_plus
 
@@ -37,6 +39,19 @@ __all__ = ["FragmentWindow", "Literal", "Literals", "literals_of"]
 MIN_VALUE = 6
 #: the shortest piece of a value counted (a value split into smaller pieces is not assembled)
 MIN_PIECE = 3
+#: the shortest skeleton (letters and digits) of a value looked for with separators between
+#: its characters, and the length from which such a spelling counts however it is separated
+MIN_SKELETON = 6
+SEPARATED_ANYWAY = 16
+_NOT_BONE = re.compile(r"[\W_]+")
+_BONE = re.compile(r"[^\W_]")
+
+
+def skeleton(text: str) -> str:
+    """`text` lower-cased with everything but letters and digits removed."""
+    return _NOT_BONE.sub("", text.lower())
+
+
 _B64_CORE_MIN = 8
 _HEX = re.compile(r"^(?:[0-9a-fA-F]{2})+$")
 _B64 = re.compile(r"^[A-Za-z0-9+/_\-]+={0,2}$")
@@ -70,10 +85,12 @@ def _b64_cores(raw: bytes) -> set[str]:
 
 
 def _spellings(value: str) -> tuple[set[str], set[str]]:
-    """(case-insensitive spellings, case-sensitive spellings) of `value`."""
+    """(case-insensitive spellings, case-sensitive spellings) of `value` and of `value`
+    reversed."""
     insensitive: set[str] = set()
     sensitive: set[str] = set()
-    for form in {value, value.lower(), value.upper()}:
+    forms = {value, value.lower(), value.upper()}
+    for form in forms | {f[::-1] for f in forms}:
         raw = form.encode("utf-8")
         insensitive.update({form, quote(form, safe=""), quote_plus(form), raw.hex()})
         insensitive.add("".join(f"%{b:02x}" for b in raw))
@@ -98,6 +115,14 @@ class Literals:
         self._re_i = _alternation(owners_i, re.IGNORECASE)
         self._re_s = _alternation(owners_s, 0)
         self._lowered = [lit.value.lower() for lit in self.literals]
+        owners_k: dict[str, list[int]] = {}
+        for index, lit in enumerate(self.literals):
+            bones = skeleton(lit.value)
+            if len(bones) >= MIN_SKELETON:
+                owners_k.setdefault(bones, []).append(index)
+                owners_k.setdefault(bones[::-1], []).append(index)
+        self._owners_k = owners_k
+        self._re_k = _alternation(owners_k, 0)
 
     def __bool__(self) -> bool:
         return bool(self.literals)
@@ -113,15 +138,46 @@ class Literals:
         if self._re_s is not None:
             for match in self._re_s.finditer(text):
                 found.update(self._owners_s[match.group(0)])
+        if self._re_k is not None:
+            found.update(self._separated(text))
+        return found
+
+    def _separated(self, text: str) -> set[int]:
+        """Indexes of the literals spelled in `text` with characters put between theirs
+        (``t-o-k-e-n``, spaces, dots, zero-width characters), in either direction.
+
+        Matched on skeletons (letters and digits only, lower case); a match counts when the
+        value is long (`SEPARATED_ANYWAY`) or when separators were put into at least half of
+        its gaps (``summer 2024`` is not a spelling of ``Summer2024!``; ``s.u.m.m.e.r…`` is)."""
+        found: set[int] = set()
+        assert self._re_k is not None
+        bones = skeleton(text)
+        if len(bones) == len(text.lower()):
+            return found  # nothing was put between: the plain search saw it already
+        positions: list[int] | None = None
+        for match in self._re_k.finditer(bones):
+            owners = self._owners_k[match.group(0)]
+            size = len(match.group(0))
+            if size < SEPARATED_ANYWAY:
+                if positions is None:
+                    positions = [m.start() for m in _BONE.finditer(text.lower())]
+                span = positions[match.start() : match.end()]
+                spread = sum(1 for a, b in itertools.pairwise(span) if b - a > 1)
+                if spread * 2 < size - 1:
+                    continue
+            found.update(owners)
         return found
 
     def relevant(self, pieces: Iterable[str]) -> list[str]:
         """The decodings of `pieces` (lower case) that are part of some protected value: the
         only ones that can help assemble one (a window keeps just these)."""
         out: list[str] = []
+        longest = max((len(v) for v in self._lowered), default=0)
+        limit = 12 * longest + 64  # no encoding makes a part of a value longer than this
         for piece in pieces:
-            for decoded in decodings(piece):
-                lowered = decoded.lower()
+            if len(piece) > limit:
+                continue
+            for lowered in _lowered_decodings(piece):
                 if len(lowered) >= MIN_PIECE and any(lowered in value for value in self._lowered):
                     out.append(lowered)
         return out
@@ -153,31 +209,47 @@ def _alternation(owners: dict[str, list[int]], flags: int) -> re.Pattern[str] | 
 _SEPARATORS = re.compile(r"[:=|;,&\s]+")
 
 
+@lru_cache(maxsize=8192)
+def _lowered_decodings(piece: str) -> tuple[str, ...]:
+    """The distinct `decodings` of `piece`, lower case (memoised: pages repeat their data)."""
+    return tuple(dict.fromkeys(form.lower() for form in decodings(piece)))
+
+
 def decodings(piece: str) -> Iterator[str]:
-    """`piece`, its parts between separators (``a:…``, ``k=…``), and what each decodes to as
-    hex or base64 (printable text only)."""
+    """`piece`, its parts between separators (``a:…``, ``k=…``), what each decodes to
+    (`pagewarden._views.views`: percent, entities, escapes, hex, base64, compressed),
+    and each of these reversed."""
+    from pagewarden._views import views
+
     parts = [piece]
     if _SEPARATORS.search(piece):
         parts += [p for p in _SEPARATORS.split(piece) if len(p) >= MIN_PIECE]
     for part in parts:
-        yield part
         stripped = part.strip()
-        if len(stripped) >= 4 and _HEX.match(stripped):
-            text = _printable(binascii.unhexlify(stripped))
+        for form in dict.fromkeys((part, *_whole(stripped), *views(stripped, 2))):
+            yield form
+            yield form[::-1]
+
+
+def _whole(part: str) -> Iterator[str]:
+    """What `part`, short as it may be, decodes to as a whole as hex or base64 (printable
+    text only)."""
+    if len(part) >= 4 and _HEX.match(part):
+        text = _printable(binascii.unhexlify(part))
+        if text:
+            yield text
+    if len(part) >= 4 and _B64.match(part):
+        run = part.rstrip("=")
+        padded = run + "=" * (-len(run) % 4)
+        for altchars in (None, b"-_"):
+            try:
+                raw = base64.b64decode(padded, altchars=altchars, validate=altchars is None)
+            except (binascii.Error, ValueError):
+                continue
+            text = _printable(raw)
             if text:
                 yield text
-        if len(stripped) >= 4 and _B64.match(stripped):
-            run = stripped.rstrip("=")
-            padded = run + "=" * (-len(run) % 4)
-            for altchars in (None, b"-_"):
-                try:
-                    raw = base64.b64decode(padded, altchars=altchars, validate=altchars is None)
-                except (binascii.Error, ValueError):
-                    continue
-                text = _printable(raw)
-                if text:
-                    yield text
-                    break
+                break
 
 
 def _printable(raw: bytes) -> str:

