@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import sys
 from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +102,51 @@ def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[s
     return result
 
 
+def _through(network: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """`options` with the context's own proxy set to the session proxy `network` (if any):
+    Chromium goes through it by its launch flags already; this also sends the context's API
+    client (``page.request``, ``context.request``, which runs in Playwright's driver and knows
+    no browser flag) through it, so the egress rules and the exfiltration filter see every
+    request of the session."""
+    if network is not None:
+        options["proxy"] = {"server": network.url, "bypass": "<-loopback>"}
+    return options
+
+
+@contextmanager
+def _driver_trusts_ca(network: Any) -> Iterator[None]:
+    """While Playwright's driver starts: ``NODE_EXTRA_CA_CERTS`` naming the proxy's CA
+    certificate, so the context's API client (``page.request``), which goes through the
+    session proxy, accepts the certificates the proxy signs for HTTPS sites (the proxy
+    verifies the sites' own). Chromium trusts the CA by its SPKI pin, not this. Certificates
+    the variable named already are kept (Node reads one file: both go into ``node-ca.pem``
+    next to the CA)."""
+    if network is None:
+        yield
+        return
+    from pagewarden.proxy._ca import CA_CERT, ensure_ca
+
+    name = "NODE_EXTRA_CA_CERTS"
+    before = os.environ.get(name)
+    directory = ensure_ca()
+    bundle = (directory / CA_CERT).read_text()
+    if before:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            bundle = Path(before).read_text() + "\n" + bundle
+    target = directory / "node-ca.pem"
+    temporary = target.with_name(f".node-ca.{os.getpid()}.pem")
+    temporary.write_text(bundle)
+    temporary.replace(target)  # atomic: another launch may read it at the same time
+    os.environ[name] = str(target)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+
 def per_context_proxy_launch_options(headless: bool = True, args: tuple[str, ...] = ()) -> dict[str, Any]:
     """`playwright.chromium.launch` options for one browser whose contexts each go through
     their own session proxy (`proxied_context_options`): the flags of `launch(proxy=True)`
@@ -171,8 +218,9 @@ async def launch(
     127.0.0.1 port enforcing the guard's policies; `proxy_options` sets its options, e.g.
     ``{"pagewarden_strict": True, "pagewarden_allow_hosts": [...]}``), checks that it refuses
     what it must, and only then starts Chromium with every request (loopback included, no
-    QUIC) going through it; its refusals are ``network`` events of the guard. `host_map` then
-    goes to the proxy, which resolves names for the browser.
+    QUIC) going through it — the context's API client (``page.request``) too; its refusals
+    are ``network`` events of the guard. `host_map` then goes to the proxy, which resolves
+    names for the browser.
 
     `console`: ``True`` serves a supervision console on this event loop for the run (its URL
     is printed on stderr), or pass a running `pagewarden.console.Console` or a console's URL.
@@ -193,7 +241,9 @@ async def launch(
 
             await network.start_async()
             await asyncio.to_thread(verify_enforcing, network)
-        async with async_playwright() as playwright:
+        async with AsyncExitStack() as stack:
+            with _driver_trusts_ca(network):  # the driver's environment is read at its start
+                playwright = await stack.enter_async_context(async_playwright())
             try:
                 args = _gate_args(active, network, tuple(browser_args))
                 options = _launch_options(headless, host_map, args, network)
@@ -201,7 +251,8 @@ async def launch(
             except Error as exc:
                 raise _friendly(exc) from exc
             try:
-                context = await browser.new_context(**_context_options(context_options, active))
+                options = _through(network, _context_options(context_options, active))
+                context = await browser.new_context(**options)
                 yield active.wrap(await context.new_page())
             finally:
                 await browser.close()
@@ -246,7 +297,9 @@ def launch_sync(
 
             network.start()
             verify_enforcing(network)
-        with sync_playwright() as playwright:
+        with ExitStack() as stack:
+            with _driver_trusts_ca(network):  # the driver's environment is read at its start
+                playwright = stack.enter_context(sync_playwright())
             try:
                 args = _gate_args(active, network, tuple(browser_args))
                 options = _launch_options(headless, host_map, args, network)
@@ -254,7 +307,8 @@ def launch_sync(
             except Error as exc:
                 raise _friendly(exc) from exc
             try:
-                context = browser.new_context(**_context_options(context_options, active))
+                options = _through(network, _context_options(context_options, active))
+                context = browser.new_context(**options)
                 yield active.wrap(context.new_page())
             finally:
                 browser.close()

@@ -109,7 +109,9 @@ def policies_lint(files: tuple[Path, ...], strict: bool) -> None:
 
 @policies.command("schema")
 @click.argument("kind", required=False)
-@click.option("--markdown", is_flag=True, help="Print the reference as the README's Markdown table.")
+@click.option(
+    "--markdown", is_flag=True, help="Print the reference as the Markdown table of docs/reference/rules.md."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the reference as JSON.")
 def policies_schema(kind: str | None, markdown: bool, as_json: bool) -> None:
     """Print the field-by-field reference of every rule kind (or of KIND)."""

@@ -4,7 +4,8 @@
         print(console.url)                           # http://127.0.0.1:PORT/?token=…
         guard = Guard(goal="…", console=console)     # or Guard(console=URL) from another process
 
-See README "Live supervision" for the page, the security model and the event protocol.
+See docs/guides/console.md (the page), docs/explanations/architecture.md (security) and
+docs/reference/events.md (the event protocol).
 """
 
 from __future__ import annotations

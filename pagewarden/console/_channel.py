@@ -1,6 +1,6 @@
 """Channels between a guard's `ConsoleLink` and a console: in-process, or HTTP to another process.
 
-The HTTP channel is the client side of the console's local API (README, "Event protocol"):
+The HTTP channel is the client side of the console's local API (docs/reference/events.md):
 it registers the session, posts events in batches, puts the newest frame, and long-polls
 for commands, on two daemon threads of its own, so a sink call never blocks the agent.
 When the console cannot be reached, pending approvals are denied at once (fail closed) and

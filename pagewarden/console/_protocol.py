@@ -1,4 +1,4 @@
-"""The console's event protocol: what guards send, what the console answers (see README).
+"""The console's event protocol: what guards send, what the console answers (docs/reference/events.md).
 
 Guards send `GuardEvent`s (``{"kind", "session", "ts", "data"}``); the console sends
 commands back (``{"seq", "type", …}``). Both directions are plain JSON, checked here before

@@ -12,7 +12,7 @@ Event kinds (``GuardEvent.kind``) and their ``data``:
 * ``step``: a judged step, exactly the trace line (``{"v", "ts", "session", "index",
   "step", "verdict", "screenshot"?}``), already redacted.
 * ``session``, ``approval``, ``order``: emitted by a supervised guard's console link
-  (`pagewarden.console`); their ``data`` is in README, "Event protocol".
+  (`pagewarden.console`); their ``data`` is in docs/reference/events.md.
 * others are added by the components that emit them (``network``…); each documents its
   ``data``. Data is JSON-safe and redacted before it
   leaves the guard.

@@ -149,8 +149,9 @@ class Guard:
             process, or the URL (with its token) of a running ``pagewarden console``. The console
             then approves ASK decisions and can pause, stop or take over the session.
         record: a directory to record the session into (manifest, policies, trace, events,
-            screenshots with `screenshots=True`, network flows): see README, "Recorded
-            sessions". Replaces `trace`; `guard.recording` is its `SessionRecorder`.
+            screenshots with `screenshots=True`, network flows): see docs/guides/sessions.md.
+            Replaces `trace`;
+            `guard.recording` is its `SessionRecorder`.
         references: a `PolicyStore` (or its path) to file this guard's confirmed violations
             into as violation references (HarmonyGuard's Algorithm 1), on a worker thread;
             the references of the guard's policies are kept current from it, for the

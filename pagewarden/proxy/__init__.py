@@ -7,7 +7,7 @@
   with no origin.
 * `ProxyServer` — mitmproxy on its own thread and event loop, on a fresh 127.0.0.1 port.
 
-See README, "Network layer", for the exact rules.
+See docs/guides/network.md for the exact rules.
 """
 
 from pagewarden.proxy._ca import (

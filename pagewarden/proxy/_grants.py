@@ -44,7 +44,7 @@ from pagewarden.proxy._tokens import new_token
 __all__ = ["NavigationGrants", "NetworkSession", "site_of"]
 
 #: Refusals the agent hears about on its next call (the others are events only).
-_TO_AGENT = frozenset({"navigation", "exfiltration", "websocket"})
+_TO_AGENT = frozenset({"navigation", "exfiltration", "websocket", "download"})
 
 
 def site_of(url_or_host: str) -> str:
@@ -82,6 +82,8 @@ class NetworkSession:
         #: per tab: sites it reached through judged actions
         self._sites: dict[str | None, set[str]] = {}
         self._tagged: set[str] = set()
+        #: per tab: site -> expiry of a download a judged download action may start
+        self._downloads: dict[str | None, dict[str, float]] = {}
         #: the context's own languages (``Accept-Language`` before the token), for the per-tab value
         self.locale: str | None = None
         self._pending: list[Refusal] = []
@@ -110,6 +112,7 @@ class NetworkSession:
         if action.kind in ("goto", "new_page") and action.value:
             urls.append(resolve_url(action.value, page) if page else action.value)
         self.current_step = getattr(step, "index", None)
+        self._grant_download(step, verdict)
         sites = [s for s in (site_of(u) for u in urls) if s]
         if sites:
             tab = getattr(step.observation, "tab", None)
@@ -123,6 +126,31 @@ class NetworkSession:
                     for site in sites:
                         pool[site] = max(expiry, pool.get(site, 0.0))
         return sites
+
+    def _grant_download(self, step: Any, verdict: Verdict) -> None:
+        """An allowed action the guard judged a download (PW-DOWNLOAD, approved) may save a
+        file from its link's site, for its tab (and a page not tagged yet), for `ttl`."""
+        if not any(f.policy_id == "PW-DOWNLOAD" for f in verdict.findings):
+            return
+        target = step.observation.target
+        href = getattr(target, "href", None) if target is not None else None
+        page = step.observation.url or None
+        site = site_of(resolve_url(href, page) if href and page else href or "")
+        if site:
+            expiry = time.monotonic() + self.ttl
+            with self._lock:
+                for tab in {getattr(step.observation, "tab", None), None}:
+                    self._downloads.setdefault(tab, {})[site] = expiry
+
+    def download_allowed(self, url: str, tab: str | None = None) -> bool:
+        """Whether a download from `url` in `tab` was led to by a download action the guard
+        allowed (a live download grant of that tab, or of a page not tagged yet)."""
+        site = site_of(url)
+        now = time.monotonic()
+        with self._lock:
+            return any(
+                (self._downloads.get(key, {}).get(site) or 0.0) >= now for key in dict.fromkeys((tab, None))
+            )
 
     @property
     def sites(self) -> set[str]:

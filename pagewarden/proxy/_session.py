@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from pagewarden.proxy._ca import CA_CERT, spki_pin
+from pagewarden.proxy._downloads import DownloadGate
 from pagewarden.proxy._egress import EgressPolicy
 from pagewarden.proxy._exfil import ExfiltrationFilter
 from pagewarden.proxy._grants import NavigationGrants, NetworkSession
@@ -40,7 +41,7 @@ def session_proxy(
     grants navigations and hears of refusals) has a token; the browser context must send it
     (`accept_language`), and requests without it — the browser's own traffic — are refused.
     Addon chain: `SessionTokens`, `EgressPolicy`, `NavigationGrants` (unless
-    ``grants=False``), `ExfiltrationFilter`, `Replay` (option ``pagewarden_replay``),
+    ``grants=False``), `ExfiltrationFilter`, `DownloadGate`, `Replay` (option ``pagewarden_replay``),
     `Recorder` (option ``pagewarden_record``; ``guard.recording``'s flows file when the guard
     records a session), then `addons`, and `HostMap` last. Refusals are ``network`` events of
     the guard (redacted by it)."""
@@ -58,7 +59,11 @@ def session_proxy(
         owner = sessions.get(flow.metadata.get("pagewarden_session", ""))
         return owner.guard if owner is not None else None
 
-    chain: list[Any] = [SessionTokens(known=sessions.__contains__, report=route)]
+    def download_owner(url: str) -> str | None:
+        return next((token for token, owner in sessions.items() if owner.download_allowed(url)), None)
+
+    tokens = SessionTokens(known=sessions.__contains__, report=route, download_owner=download_owner)
+    chain: list[Any] = [tokens]
     chain.append(EgressPolicy(guard.policies, on_refusal=route))
     if grants:
         chain.append(NavigationGrants(sessions))
@@ -66,6 +71,10 @@ def session_proxy(
         route(replace(refusal, tab=flow.metadata.get("pagewarden_session")))
 
     chain.append(ExfiltrationFilter(guard_for, route_flow))
+    def session_of(flow: Any) -> NetworkSession | None:
+        return sessions.get(flow.metadata.get("pagewarden_session", ""))
+
+    chain.append(DownloadGate(session_of, route_flow))
 
     def step_of(flow: Any) -> int | None:
         owner = sessions.get(flow.metadata.get("pagewarden_session", ""))

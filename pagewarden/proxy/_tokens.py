@@ -61,16 +61,32 @@ def split_entry(value: str) -> tuple[str | None, str | None, str]:
     return token, tab, ",".join(kept) if token is not None else value
 
 
+def saves_a_file(request: http.Request) -> bool:
+    """Whether `request` is Chromium's download manager fetching a download a page started
+    (``<a download>``): it carries no extra headers of the context (no session token), a
+    ``Referer``, and no ``Accept``."""
+    headers = request.headers
+    return request.method == "GET" and "referer" in headers and "accept" not in headers
+
+
 class SessionTokens:
     """mitmproxy addon (first in the chain): the session token of each request into
     ``flow.metadata["pagewarden_session"]``, removed from the request; with the option
-    ``pagewarden_require_session``, a request without a known token is refused."""
+    ``pagewarden_require_session``, a request without a known token is refused.
+
+    A download Chromium's download manager fetches carries no token (`saves_a_file`): it
+    belongs to the session `download_owner(url)` names (one a download action the guard
+    allowed led there), else it is refused as a download (``204``: nothing is saved)."""
 
     def __init__(
-        self, known: Callable[[str], bool] | None = None, report: Callable[[Refusal], None] | None = None
+        self,
+        known: Callable[[str], bool] | None = None,
+        report: Callable[[Refusal], None] | None = None,
+        download_owner: Callable[[str], str | None] | None = None,
     ) -> None:
         self.known = known or (lambda token: True)
         self.report = report
+        self.download_owner = download_owner
         self.require = False
 
     def load(self, loader) -> None:
@@ -97,6 +113,12 @@ class SessionTokens:
             flow.metadata["pagewarden_session"] = token
             if tab is not None:  # the guard's id of the tab (page) that sent it
                 flow.metadata["pagewarden_tab"] = tab
+        elif self.download_owner is not None and saves_a_file(flow.request) and flow.response is None:
+            owner = self.download_owner(flow.request.pretty_url)
+            if owner is not None:
+                flow.metadata["pagewarden_session"] = owner
+            elif self.require:
+                self._refuse_download(flow)
         elif self.require and flow.response is None:
             refusal = Refusal(
                 "request", flow.request.url, flow.request.host, "no_session", NETWORK_POLICY,
@@ -106,3 +128,17 @@ class SessionTokens:
             refuse_flow(flow, refusal)
             if self.report is not None:
                 self.report(refusal)
+
+    def _refuse_download(self, flow: http.HTTPFlow) -> None:
+        from pagewarden.proxy._downloads import DOWNLOAD_POLICY, refuse_download
+
+        request = flow.request
+        refusal = Refusal(
+            "download", request.pretty_url, request.pretty_host, "download", DOWNLOAD_POLICY,
+            "the page started a download (a script-made download link) that no download action "
+            "the guard allowed led to: do not follow it, or ask the user for the file",
+            request.method,
+        )  # fmt: skip
+        refuse_download(flow, refusal)
+        if self.report is not None:
+            self.report(refusal)

@@ -18,16 +18,12 @@ from pagewarden.policies import (
     domain_pattern_problem,
     lint_policies,
     parse_rule,
-    reference_markdown,
     rule_reference,
     rule_to_dict,
 )
-from pagewarden.policies._reference import README_END, README_START
 from pagewarden.policies._rules_schema import _RULE_MODELS, SequenceStep
 
 from .rulekit import act, button, decision, guard, policy
-
-README = Path(__file__).resolve().parents[2] / "README.md"
 
 HEADER = "version: 1\npolicies:\n"
 
@@ -52,15 +48,6 @@ def test_reference_covers_every_kind_and_every_field() -> None:
             assert field.default, (kind, field.name)
     sequence_fields = {f.name for f in docs["sequence"].fields}
     assert {f"steps[].{name}" for name in SequenceStep.model_fields} <= sequence_fields
-
-
-def test_readme_table_is_the_generated_reference() -> None:
-    """README.md carries `reference_markdown()` verbatim between its markers: regenerate it with
-    `pagewarden policies schema --markdown` when a rule model changes."""
-    text = README.read_text(encoding="utf-8")
-    assert README_START in text and README_END in text
-    block = text.split(README_START, 1)[1].split(README_END, 1)[0]
-    assert block.strip() == reference_markdown().strip()
 
 
 # -- one canonical name per field, alternatives accepted ---------------------------------------

@@ -1,5 +1,7 @@
-"""The README's "Use" example runs as written: extracted from README.md and run as a script
-(real Chromium, found as `pagewarden.launch` finds it; the demo's sites on 127.0.0.1)."""
+"""The first example of the docs ("Your first guarded page") runs as written: extracted from
+docs/getting-started/first-page.md and run as a script (real Chromium, found as
+`pagewarden.launch` finds it; the demo's sites on 127.0.0.1), with its trace checked step by step.
+`test_examples.py` runs every other example."""
 
 from __future__ import annotations
 
@@ -9,19 +11,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+FIRST_PAGE = Path(__file__).resolve().parents[2] / "docs" / "getting-started" / "first-page.md"
 
 
 def use_example() -> str:
-    """The first Python block of the README's "## Use" section."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("\n## Use\n", 1)[1].split("\n## ", 1)[0]
-    match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert match is not None, "README's Use section has no python block"
+    """The first Python block of the "first guarded page" page."""
+    match = re.search(r"```python\n(.*?)```", FIRST_PAGE.read_text(encoding="utf-8"), re.DOTALL)
+    assert match is not None, "first-page.md has no python block"
     return match.group(1)
 
 
-def test_readme_use_example_runs(tmp_path: Path) -> None:
+def test_first_page_example_runs(tmp_path: Path) -> None:
     script = tmp_path / "use.py"
     script.write_text(use_example(), encoding="utf-8")
     result = subprocess.run(
