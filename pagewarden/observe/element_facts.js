@@ -546,6 +546,9 @@ function __pwLibrary() {
     return !!formOf(el);
   }
 
+  // Roles that make an element the control a click is for (an icon-only `<div role=button>`).
+  const WIDGET_ROLES = /^(?:button|link|menuitem|menuitemcheckbox|menuitemradio|tab|checkbox|radio|switch|option|treeitem)$/;
+
   function chain(start) {
     // Walk up the flat tree from `start`: the nearest link and submit button, and the label
     // whose control a click passes to (when no interactive element sits between).
@@ -556,7 +559,7 @@ function __pwLibrary() {
       if (!link && linkHref(n) !== null) link = n;
       if (!submitter && isSubmitter(n) && submitterOk(n)) submitter = n;
       if (!interactive && (t === "button" || t === "input" || t === "select" || t === "textarea" || t === "summary" ||
-          linkHref(n) !== null)) interactive = n;
+          linkHref(n) !== null || testRe(WIDGET_ROLES, toLower(getAttr(n, "role") || "")))) interactive = n;
       if (!label && !interactive && t === "label") label = n;
     }
     return {link, submitter, label, interactive};
@@ -576,7 +579,12 @@ function __pwLibrary() {
         start = control;
       }
     }
-    const main = c.submitter || c.link || start;
+    // A click on an icon inside a control (an SVG `<use>`, an icon font's `<i>`) is the control's:
+    // the nearest interactive ancestor, with its accessible name, is what the action acts on.
+    const main = c.submitter || c.link || c.interactive || start;
+    if (main !== start && main === c.interactive && !c.link && !c.submitter) {
+      via = (via ? via + ", " : "") + "the click is on an element inside the control";
+    }
     return {el: main, link: c.link, submitter: c.submitter, via};
   }
 
