@@ -35,7 +35,7 @@ from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.judge._answers import Assessment, UtilityAnswer, WorldModelAnswer
 from pagewarden.judge._context import StepContext, build_context, select_policies
 from pagewarden.judge._evidence import evidence_lines
-from pagewarden.judge._observation import PAGE_TEXT_SCRIPT, as_text_lines
+from pagewarden.judge._observation import PAGE_TEXT_CHARS, PAGE_TEXT_TIMEOUT_MS, as_text_lines
 from pagewarden.judge._steering import addresses_judge, fenced_data, relayed_instructions
 from pagewarden.judge._utility import render_assessment_prompt, render_utility_prompt
 from pagewarden.llm._errors import LLMError
@@ -608,8 +608,11 @@ def semantic_stage(
             if tier.options.observation == "page":
                 snapshot = yield Call(page.aria_snapshot, (), {"mode": "ai"})
             else:
-                text = yield Call(page.evaluate, (PAGE_TEXT_SCRIPT,))
-                page_text = text if isinstance(text, str) else None
+                # Playwright's own world, bounded: the page's patches of innerText/String
+                # can neither hang this read nor change its answer
+                read = page.locator("body").inner_text
+                text = yield Call(read, (), {"timeout": PAGE_TEXT_TIMEOUT_MS})
+                page_text = text[:PAGE_TEXT_CHARS] if isinstance(text, str) else None
         except Exception:  # noqa: BLE001 - the model can judge from the element's facts alone
             snapshot = page_text = None
         snapshot_ms = (time.perf_counter() - started) * 1000

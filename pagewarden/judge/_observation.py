@@ -23,7 +23,7 @@ from pagewarden.guard._step import Step
 
 __all__ = [
     "PAGE_TEXT_CHARS",
-    "PAGE_TEXT_SCRIPT",
+    "PAGE_TEXT_TIMEOUT_MS",
     "as_text_lines",
     "measured_lines",
     "page_lines",
@@ -32,11 +32,11 @@ __all__ = [
 
 #: Most characters of page text read at consult time (the rest is not searched for evidence).
 PAGE_TEXT_CHARS = 200_000
-#: One read of the page's rendered text, bounded (runs in the page; its answer is untrusted).
-PAGE_TEXT_SCRIPT = (
-    "() => { const b = document.body; const t = b ? String(b.innerText || '') : '';"
-    f" return t.length > {PAGE_TEXT_CHARS} ? t.slice(0, {PAGE_TEXT_CHARS}) : t; }}"
-)
+#: Bound of the consult-time read of the page's rendered text (``innerText`` of the body, read
+#: by Playwright in its own JavaScript world: a page that patched ``innerText`` or ``String``
+#: in its world can neither hang the read nor change what it returns). Past it, or on any
+#: error, the model judges from the element's measured facts alone.
+PAGE_TEXT_TIMEOUT_MS = 2_000
 _FIELDS = 12
 _FIELD_VALUE_CHARS = 80
 _TABS = 5
