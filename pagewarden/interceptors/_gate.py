@@ -53,6 +53,7 @@ import threading
 import weakref
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from pagewarden._regex import trie_pattern
@@ -65,9 +66,18 @@ from pagewarden.interceptors._csp import (
     new_binding_name,
     violation_url,
 )
+from pagewarden.interceptors._frames import FrameActions
 from pagewarden.interceptors._hops import HopGate, Steps, drive_hops_async, drive_hops_sync
 from pagewarden.observe._gather import Call
-from pagewarden.policies._egress import NETWORK_POLICY, REFUSALS_KEPT, EgressRules, Refusal, refusals_verdict
+from pagewarden.policies._egress import (
+    AGENT_ACTIONS,
+    NETWORK_POLICY,
+    REFUSALS_KEPT,
+    EgressRules,
+    Refusal,
+    refusals_verdict,
+    reported_to_agent,
+)
 
 __all__ = ["NavigationGate", "gate_needed", "navigation_pattern", "pin_hosts"]
 
@@ -77,9 +87,6 @@ _HOST_CHAR = r"[^/?#@:\[\]\s]"
 #: the end of the host part of a URL (a port, then the path, query, fragment, or nothing)
 _HOST_END = r"(?::\d+)?(?:[/?#]|$)"
 LAYER = "the guard's navigation gate (no proxy runs)"
-#: Refusals the agent hears about on its next call (as for the network layer's; the others,
-#: subresources, are events only).
-_TO_AGENT = frozenset({"navigation", "redirect", "websocket"})
 
 
 def _host_of_pattern(pattern: str) -> tuple[str, str] | None:
@@ -244,6 +251,15 @@ def page_site(url: str) -> str | None:
     return (registrable_domain(host) or host or None) if host else None
 
 
+def _in_subframe(request: Any) -> bool:
+    """Whether a navigation request is a frame's inside a page (an embed, an ad frame), not a
+    tab's top document; a request whose frame cannot be told counts as the top document's."""
+    try:
+        return request.frame.parent_frame is not None
+    except Exception:  # noqa: BLE001 - a popup's first request, a closed page
+        return False
+
+
 class NavigationGate:
     """The gate of one guarded session (see the module docstring). Thread-safe: the route
     handler runs on Playwright's dispatcher, the pipeline on the agent's thread."""
@@ -271,6 +287,8 @@ class NavigationGate:
         self.csp_binding = new_binding_name()
         #: the redirect hops' interception (see `pagewarden.interceptors._hops`)
         self.hops = HopGate(self)
+        #: when the agent acts inside a frame (a frame's refused navigation is then its own)
+        self.frame_actions = FrameActions()
 
     @classmethod
     def for_guard(cls, guard: Any) -> NavigationGate | None:
@@ -489,13 +507,16 @@ class NavigationGate:
             navigation = False
         action = "navigation" if navigation else "request"
         try:
-            return self.rules.judge(url, navigation=navigation, action=action, method=method)
+            refusal = self.rules.judge(url, navigation=navigation, action=action, method=method)
         except Exception as exc:  # noqa: BLE001 - cannot be judged: refused
             host = parse_url(url).host
-            return Refusal(
+            refusal = Refusal(
                 action, url, host, "gate_error", NETWORK_POLICY,
                 f"the {action} could not be judged ({type(exc).__name__})", method,
             )  # fmt: skip
+        if refusal is not None and navigation and _in_subframe(request):
+            refusal = replace(refusal, subframe=True)
+        return refusal
 
     @staticmethod
     def _refuse(route: Any, refusal: Refusal) -> Any:
@@ -586,7 +607,7 @@ class NavigationGate:
                 self._recent = {k: t for k, t in self._recent.items() if refusal.ts - t < 1}
             self._recent[key] = refusal.ts
             self.refusals.append(refusal)
-            if self.enforce and refusal.action in _TO_AGENT:
+            if self.enforce and self._to_agent(refusal):
                 self._pending.append(refusal)
         data = refusal.to_dict()
         data.pop("tab", None)
@@ -596,6 +617,12 @@ class NavigationGate:
             "network_refused", action=refusal.action, host=refusal.host, rule=refusal.rule,
             policy_id=refusal.policy_id, layer="gate",
         )  # fmt: skip
+
+    def _to_agent(self, refusal: Refusal) -> bool:
+        """A tab's refusal (`reported_to_agent`), or a frame's while the agent acts in a frame."""
+        if refusal.subframe and refusal.action in AGENT_ACTIONS and self.frame_actions.active():
+            return True
+        return reported_to_agent(refusal)
 
     # -- the agent's side -------------------------------------------------------------------
     def has_pending(self) -> bool:

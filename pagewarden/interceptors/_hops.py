@@ -39,6 +39,7 @@ import contextlib
 import threading
 import weakref
 from collections.abc import Generator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pagewarden._url import parse_url
@@ -179,6 +180,10 @@ class HopGate:
                 guarded = True
             if not guarded:
                 refusal = None
+            elif event.get("resourceType") == "Document":
+                top = yield from self._top_frame(session, str(event.get("frameId") or ""))
+                if not top:
+                    refusal = replace(refusal, subframe=True)
         try:
             if refusal is not None and self.gate.enforce:
                 if event.get("resourceType") == "Document":
@@ -252,6 +257,19 @@ class HopGate:
                 action, url, parse_url(url).host, "gate_error", NETWORK_POLICY,
                 f"the {action} could not be judged ({type(exc).__name__})", method=method,
             )  # fmt: skip
+
+    @staticmethod
+    def _top_frame(session: Any, frame_id: str) -> Steps:
+        """Whether `frame_id` is a tab's top document (a page target: its main frame's id is the
+        target's), not a frame inside a page; a frame it cannot tell counts as a tab's."""
+        if not frame_id:
+            return True
+        try:
+            info = yield Call(session.send, ("Target.getTargetInfo", {"targetId": frame_id}))
+        except Exception:  # noqa: BLE001 - no target of that id: a frame in its page's process
+            return False
+        kind = str((info or {}).get("targetInfo", {}).get("type", "page"))
+        return kind not in ("iframe", "frame")
 
     def _guarded_frame(self, session: Any, browser: Any, frame_id: str) -> Steps:
         """Whether the frame `frame_id` of `browser` belongs to a guarded context."""

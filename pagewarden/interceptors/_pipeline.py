@@ -21,6 +21,7 @@ from pagewarden._url import parse_url
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.guard._step import Action, Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
+from pagewarden.interceptors._frames import subframe_urls
 from pagewarden.interceptors._methods import ActionSpec
 from pagewarden.interceptors._request import follow_redirects
 from pagewarden.observe._direct import direct_reader
@@ -42,6 +43,7 @@ from pagewarden.observe._gather import (
     stopped_navigations,
     value_sources,
 )
+from pagewarden.observe._mask import mask_boxes, paint_masks
 from pagewarden.observe._prune import prune_snapshot
 from pagewarden.observe._shadow import closed_shadow_facts
 
@@ -629,6 +631,9 @@ def _tag_tab(network: Any, page: Any, tab: str | None) -> Pipeline:
     proxy (per-tab grants). A page that cannot be tagged keeps the untagged grants."""
     if page is None or not network.needs_tag(tab):
         return
+    watch = getattr(network, "watch_frames", None)
+    if watch is not None:
+        watch(page)  # which refusals were a frame's (the proxy cannot tell over plain HTTP)
     try:
         yield Call(page.set_extra_http_headers, ({"Accept-Language": network.tab_language(tab)},))
     except Exception:  # noqa: BLE001 - a closed page: its grants stay untagged
@@ -658,8 +663,13 @@ def guarded_action(
     if network is not None and network.has_pending():
         # the network layer refused what the page did after the agent's last action
         raw = owner.page_raw()
+        if raw is not None:
+            # one round trip to the browser: the request events it sent before (which frame each
+            # refused navigation was for) are in before the refusals are judged
+            with contextlib.suppress(Exception):
+                yield Call(raw.context.cookies, ([_NO_COOKIES],))
         step = guard.make_step(action, Observation(url=getattr(raw, "url", "") or ""), reasoning)
-        refused = network.pending_verdict(step)
+        refused = network.pending_verdict(step, subframe_urls(raw) if raw is not None else frozenset())
         if refused is not None:
             guard.commit(step, refused, ran=False)
             raise guard.stop(step, refused)
@@ -702,7 +712,13 @@ def guarded_action(
     if guard.screenshots and guard.trace is not None and page is not None:
         path = guard.trace.directory / f"{guard.session_id}-step{step.index:04d}.png"
         try:
-            yield Call(page.screenshot, (), {"path": str(path)})
+            # password fields and fields holding a registered secret are painted over before the
+            # picture is written (read before and after the capture; unreadable: no picture)
+            engine, reader = shared.reader_engine(page), shared.facts_reader
+            before = yield from mask_boxes(page, guard.secrets, engine=engine, lib=reader)
+            data = yield Call(page.screenshot, (), {})
+            after = yield from mask_boxes(page, guard.secrets, engine=engine, lib=reader)
+            path.write_bytes(paint_masks(data, (before, after)))
             screenshot = path.relative_to(guard.trace.path.parent).as_posix()
         except Exception as exc:  # noqa: BLE001 - a failed screenshot must not stop the step
             guard.log.warning("screenshot_failed", error=str(exc))
@@ -714,6 +730,9 @@ def guarded_action(
     if network is not None:
         yield from _tag_tab(network, page, step.observation.tab)
         network.grant(step, verdict)  # the proxy lets this action's navigation through
+    frame_actions = _frame_actions(shared, network, step.observation)
+    for each in frame_actions:
+        each.began()
     executed = time.perf_counter()
     pinned = (
         activation_options(name, spec, action, kwargs) is not None
@@ -755,6 +774,8 @@ def guarded_action(
             if stopped:
                 verdict = _destination_changed(step, verdict, stopped[0])
     finally:
+        for each in frame_actions:
+            each.ended()
         if watch is not None:
             watch.close()
         verdict.timings_ms["execute"] = round((time.perf_counter() - executed) * 1000, 3)
@@ -764,6 +785,22 @@ def guarded_action(
     if verdict.decision is Decision.BLOCK and verdict.enforced and verdict.approved_by is None:
         raise guard.stop(step, verdict)
     return shared.wrap(result)
+
+
+#: a URL no cookie is set for: asking its cookies is a round trip that returns nothing
+_NO_COOKIES = "http://round-trip.pagewarden.invalid/"
+
+
+def _frame_actions(shared: SharedState, network: Any, observation: Observation) -> list[Any]:
+    """The `FrameActions` to tell of an action inside a frame (none for an action on a tab's
+    top document): a refused frame navigation while it runs is the agent's, not the page's."""
+    target = observation.target
+    if target is None:
+        return []
+    if not (target.frame_content or (target.frame_url and target.frame_url != observation.url)):
+        return []
+    found = (getattr(o, "frame_actions", None) for o in (shared.built_gate, network) if o is not None)
+    return [f for f in found if f is not None]
 
 
 def _with_timings(verdict: Verdict, timings: dict[str, float]) -> Verdict:

@@ -34,7 +34,10 @@ from pagewarden._url import host_matches, parse_url
 from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.policies.rules.urls import Destination, UrlPattern
 
-__all__ = ["NETWORK_POLICY", "REFUSALS_KEPT", "EgressRules", "Refusal", "RefusalSink", "refusals_verdict"]
+__all__ = [
+    "AGENT_ACTIONS", "NETWORK_POLICY", "REFUSALS_KEPT", "EgressRules", "Refusal", "RefusalSink",
+    "refusals_verdict", "reported_to_agent",
+]  # fmt: skip
 
 #: The policy id of the network layer's own refusals (strict mode, hostless requests).
 NETWORK_POLICY = "PW-NETWORK"
@@ -51,6 +54,9 @@ class Refusal:
     ``exfiltration``); ``rule`` the rule kind (``domain_deny``, ``domain_allow``,
     ``url_deny``, ``url_allow``, ``strict``, ``no_host``, ``grant``, ``sensitive_data``…);
     ``policy_id`` the policy it comes from (``PW-NETWORK`` for the network layer's own).
+    ``subframe``: the request belongs to a frame inside a page (an embed, a widget, an ad
+    frame), not to a tab's top document; no action of the agent leads there, so the refusal is
+    recorded and never raised at the agent (see `reported_to_agent`).
     """
 
     action: str
@@ -62,6 +68,7 @@ class Refusal:
     method: str = "GET"
     tab: str | None = None
     ts: float = field(default_factory=time.time)
+    subframe: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (the ``data`` of a ``network`` guard event)."""
@@ -69,6 +76,22 @@ class Refusal:
 
 
 RefusalSink = Callable[[Refusal], None]
+
+#: The kinds of refusal that tell the agent about what *its* tab tried (the others, a page's
+#: subresources, are events only).
+AGENT_ACTIONS = frozenset({"navigation", "redirect", "websocket", "exfiltration", "download"})
+
+
+def reported_to_agent(refusal: Refusal) -> bool:
+    """Whether `refusal` is raised at the agent (as `ActionBlocked`), not only recorded.
+
+    Decided from evidence of causality: a tab's top document leaving the allowed sites (a
+    navigation, a redirect hop, a popup), a websocket or data sent out are; what a page's own
+    frames load (embeds, widgets, ad and analytics frames, their redirects and script
+    navigations inside the frame) and a page's subresources are not: no action of the agent
+    leads there, nothing reached the refused host, and raising them at the agent's next,
+    unrelated action would teach it to ignore blocks."""
+    return refusal.action in AGENT_ACTIONS and not refusal.subframe
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +157,14 @@ class EgressRules:
     def host_allowed(self, host: str) -> bool:
         """Whether a request to `host` passes the host rules (without a URL, e.g. CONNECT)."""
         return self.judge_host(host, action="request", url=host) is None
+
+    def allow_listed(self, host: str) -> bool:
+        """Whether the policies name `host` on an allow-list: some ``domain_allow`` rule lists
+        hosts (not ``*``) and `host` passes every host rule. A page's navigation to such a host
+        goes where the user said the agent may go: both layers let it through (the browser
+        layer's pin and gate, the network layer's grants)."""
+        named = any("*" not in (p.strip() for p in rule.patterns) for rule in self.domain_allow)
+        return named and self.judge_host(host, action="navigation", url=host) is None
 
     def judge_host(self, host: str, *, action: str, url: str, method: str = "GET") -> Refusal | None:
         """A refusal when `host` may not be reached at all, else None."""

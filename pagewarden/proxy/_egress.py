@@ -140,6 +140,7 @@ class EgressPolicy:
             other = f"{request.scheme}://{host_header}{request.path}"
             refusal = self.rules.judge(other, navigation=navigation, method=request.method)
         if refusal is not None:
-            refusal = replace(refusal, tab=flow.metadata.get("pagewarden_session"))
+            subframe = navigation and request.headers.get("sec-fetch-dest", "") in ("iframe", "frame")
+            refusal = replace(refusal, tab=flow.metadata.get("pagewarden_session"), subframe=subframe)
             refuse_flow(flow, refusal)
             self.report(refusal)

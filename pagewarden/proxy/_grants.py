@@ -4,7 +4,8 @@ The guard's pipeline calls `NetworkSession.grant` just before it executes an all
 the grant names the sites the action may take the browser to (the world model's navigation
 and form-submission targets, a goto's or new page's URL) and lasts `ttl` seconds. The
 `NavigationGrants` addon then lets a navigation (a document or frame request) through when
-its site is
+its host is on the policies' allow-list (a ``domain_allow`` rule naming hosts: the browser
+layer lets a page go there too, so both layers agree on what a pattern covers), or its site is
 
 * one the tab has already been on through a judged action (moving around a site, and
   back to one, needs no new grant),
@@ -27,6 +28,7 @@ not refused.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import deque
@@ -36,15 +38,14 @@ from mitmproxy import http
 
 from pagewarden._url import parse_url, registrable_domain, resolve_url
 from pagewarden.guard._verdict import Verdict
-from pagewarden.policies._egress import REFUSALS_KEPT, refusals_verdict
+from pagewarden.interceptors._frames import FrameActions
+from pagewarden.policies._egress import AGENT_ACTIONS, REFUSALS_KEPT, refusals_verdict, reported_to_agent
 from pagewarden.proxy._egress import NETWORK_POLICY, is_navigation, refuse_flow
 from pagewarden.proxy._refusal import Refusal
 from pagewarden.proxy._tokens import new_token
 
 __all__ = ["NavigationGrants", "NetworkSession", "site_of"]
 
-#: Refusals the agent hears about on its next call (the others are events only).
-_TO_AGENT = frozenset({"navigation", "exfiltration", "websocket", "download"})
 
 
 def site_of(url_or_host: str) -> str:
@@ -90,6 +91,11 @@ class NetworkSession:
         # the latest refusals (each is also a `network` event and a log line): bounded, so a page
         # that keeps requesting a refused host for hours does not grow memory
         self.refusals: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
+        #: when the agent acts inside a frame (a frame's refused navigation is then its own)
+        self.frame_actions = FrameActions()
+        #: the latest documents frames inside pages, and tabs' top documents, committed
+        self._frame_urls: deque[str] = deque(maxlen=256)
+        self._top_urls: deque[str] = deque(maxlen=256)
         #: the index of the guarded step that ran last (flows are linked to it)
         self.current_step: int | None = None
 
@@ -180,11 +186,38 @@ class NetworkSession:
         """Whether refusals wait to be reported to the agent."""
         return bool(self._pending)
 
-    def pending_verdict(self, step: Any) -> Verdict | None:
+    def watch_frames(self, page: Any) -> None:
+        """Note which frame each navigation request of `page` belongs to (Playwright's request
+        events): over plain HTTP the browser sends no ``Sec-Fetch-Dest``, so the proxy cannot
+        tell a frame's navigation from a tab's; a refusal whose URL only a frame inside a page
+        asked for was that frame's."""
+        with contextlib.suppress(Exception):  # a closed page: nothing to watch
+            page.on("request", self._requested)
+
+    def _requested(self, request: Any) -> None:
+        try:
+            if not request.is_navigation_request():
+                return
+            url, inner = str(request.url), request.frame.parent_frame is not None
+        except Exception:  # noqa: BLE001 - a popup's first request, a frame detached meanwhile
+            return
+        with self._lock:
+            (self._frame_urls if inner else self._top_urls).append(url)
+
+    def pending_verdict(self, step: Any, frame_urls: frozenset[str] = frozenset()) -> Verdict | None:
         """A BLOCK verdict for the refusals since the agent's last call (taken: reported
-        once), or None. The step is the agent's next action, which then does not run."""
+        once), or None. The step is the agent's next action, which then does not run.
+
+        `frame_urls`: the URLs frames inside the session's pages show now and no tab's top
+        document does (`subframe_urls`). A refused navigation commits the refusal page at its
+        own URL, so a refusal whose URL one of them shows was a page's own frame's (an embed,
+        an ad frame: the proxy cannot tell frames apart where the browser sends no
+        ``Sec-Fetch-Dest``): recorded, not raised."""
         with self._lock:
             pending, self._pending = self._pending, []
+            framed = (set(frame_urls) | set(self._frame_urls)) - set(self._top_urls)
+        if not self.frame_actions.active():
+            pending = [r for r in pending if r.action != "navigation" or r.url not in framed]
         return refusals_verdict(
             pending, step, mode=getattr(self.guard, "mode", "enforce"), enforced=self.enforce
         )
@@ -220,7 +253,8 @@ class NetworkSession:
         (for navigations, websockets and exfiltration) a verdict for the agent's next call."""
         with self._lock:
             self.refusals.append(refusal)
-            if refusal.action in _TO_AGENT and self.enforce:
+            ours = refusal.subframe and refusal.action in AGENT_ACTIONS and self.frame_actions.active()
+            if (ours or reported_to_agent(refusal)) and self.enforce:
                 self._pending.append(refusal)
         data = refusal.to_dict()
         data.pop("tab", None)
@@ -234,8 +268,11 @@ class NavigationGrants:
     module docstring). Only requests of a known session are judged; frames that Chromium
     labels as such (``Sec-Fetch-Dest: iframe``) are left to the egress rules."""
 
-    def __init__(self, sessions: dict[str, NetworkSession]) -> None:
+    def __init__(self, sessions: dict[str, NetworkSession], egress: Any = None) -> None:
         self.sessions = sessions
+        #: the `EgressPolicy` of the chain: a navigation to a host the policies' allow-list
+        #: names needs no grant (as in the browser layer: the user allowed it)
+        self.egress = egress
 
     def _session(self, flow: http.HTTPFlow) -> NetworkSession | None:
         token = flow.metadata.get("pagewarden_session")
@@ -250,7 +287,9 @@ class NavigationGrants:
             return
         if request.headers.get("sec-fetch-dest", "") in ("iframe", "frame"):
             return
-        if session.navigation_allowed(request.url, flow.metadata.get("pagewarden_tab")):
+        rules = getattr(self.egress, "rules", None)
+        listed = rules is not None and rules.allow_listed(parse_url(request.url).host)
+        if listed or session.navigation_allowed(request.url, flow.metadata.get("pagewarden_tab")):
             flow.metadata["pagewarden_navigation"] = True
             return
         refusal = Refusal(

@@ -64,9 +64,10 @@ def session_proxy(
 
     tokens = SessionTokens(known=sessions.__contains__, report=route, download_owner=download_owner)
     chain: list[Any] = [tokens]
-    chain.append(EgressPolicy(guard.policies, on_refusal=route))
+    egress = EgressPolicy(guard.policies, on_refusal=route)
+    chain.append(egress)
     if grants:
-        chain.append(NavigationGrants(sessions))
+        chain.append(NavigationGrants(sessions, egress))
     def route_flow(flow: Any, refusal: Refusal) -> None:
         route(replace(refusal, tab=flow.metadata.get("pagewarden_session")))
 

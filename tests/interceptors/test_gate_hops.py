@@ -161,14 +161,19 @@ async def test_a_redirect_hop_to_a_refused_host_never_leaves(
     assert _reached(hops, "evil.test", mark) == []
     assert all(not p.url.startswith("http://evil.test") for p in page.context.pages)
     assert all(not f.url.startswith("http://evil.test") for p in page.context.pages for f in p.frames)
+    gate_events = [e for e in events if e.kind == "network" and e.data.get("layer") == "gate"]
+    if starter == "iframe":
+        # a frame inside the page, not the tab, went there: recorded, never raised at the agent
+        assert any(e.data.get("host") == "evil.test" and e.data.get("subframe") for e in gate_events)
+        await guarded.hover("body")
+        return
     with pytest.raises(ActionBlocked) as caught:
         await guarded.hover("body")
     finding = caught.value.verdict.findings[0]
     assert (finding.policy_id, finding.rule) == ("T-0", "network:domain_allow")
     assert "evil.test" in caught.value.verdict.explanation
     assert "navigation gate" in caught.value.verdict.explanation
-    gate_events = [e for e in events if e.kind == "network" and e.data.get("layer") == "gate"]
-    assert any(e.data.get("host") == "evil.test" for e in gate_events)
+    assert any(e.data.get("host") == "evil.test" and not e.data.get("subframe") for e in gate_events)
     await guarded.hover("body")  # heard once
 
 
@@ -290,8 +295,15 @@ async def test_a_frame_document_on_a_refused_host_never_loads(page: Page, hops: 
     await page.wait_for_timeout(700)
     assert _reached(hops, "evil.test", mark) == []
     assert all(not f.url.startswith("http://evil.test") for f in page.frames)
+    if kind != "targeted_link":
+        # the page's own frame went there (its load, its script), not the tab and not a link the
+        # agent clicked: the refusal is recorded and never raised at the agent (issue 29)
+        assert earlier is None
+        assert any(r.subframe and mark in r.url for r in guarded._pw_shared.gate.refusals)
+        await guarded.hover("body")
+        return
     blocked = await _blocked(guarded, earlier)
-    # the gate's refusal, or the rules tier's before the click (a link naming a refused host)
+    # the rules tier's refusal before the click (a link naming a refused host), or the gate's
     assert blocked.verdict.findings[0].rule in ("network:domain_allow", "domain_allow")
 
 

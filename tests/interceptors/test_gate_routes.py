@@ -44,6 +44,12 @@ async def _refused(page: Page, guarded: Any, site: LocalSite, name: str, markup:
     await page.wait_for_timeout(700)
     assert _reached(site, "evil.test", mark) == []
     assert all(not p.url.startswith("http://evil.test") for p in page.context.pages)
+    if markup == FRAME:
+        # a frame the page made, not the tab, was refused: recorded, never raised at the agent
+        refusals = guarded._pw_shared.gate.refusals
+        assert any(r.host == "evil.test" and r.subframe and mark in r.url for r in refusals)
+        await guarded.hover("body")
+        return
     with pytest.raises(ActionBlocked) as caught:
         await guarded.hover("body")
     # (a script navigation right after the click may be stopped by the reader's pin first)
