@@ -18,7 +18,9 @@ the pruned and the whole tree's size, and the timings.
 
 * calls per step: model calls / guarded steps, for benign and attack sessions;
 * prompt ratio: prompt tokens per call / the same prompt with the whole tree instead of the
-  pruned one (prompt - pruned tree + whole tree), summed over calls, and per call;
+  pruned one (prompt - pruned tree + whole tree), summed over calls, and per call (only with
+  ``CascadeOptions(observation="page")``: the default targeted observation sends no tree, so
+  the ratio is 1; `semantic_observation.py` compares the two);
 * added latency excluding model time: ``semantic - model`` ms per consulted step.
 
 Prompt tokens are what the server reports (ScriptedLLM: about 4 characters a token, message

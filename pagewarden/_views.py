@@ -145,8 +145,9 @@ def _decoded_once(text: str) -> Iterator[str]:
     yield from _hex_views(text)
 
 
-#: texts up to this size have their views memoised (a page's requests repeat their headers)
-_MEMO_LIMIT = 8192
+#: texts up to this size have their views memoised (a page's requests repeat their headers);
+#: with the budget below, the memo holds at most ~2048 x 24 KiB even under a hostile page
+_MEMO_LIMIT = 2048
 
 
 def views(text: str, depth: int = DEPTH) -> tuple[str, ...]:
@@ -157,13 +158,13 @@ def views(text: str, depth: int = DEPTH) -> tuple[str, ...]:
     return _views(text[:VIEW_LIMIT], depth)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=2048)
 def _memoised(text: str, depth: int) -> tuple[str, ...]:
     return _views(text, depth)
 
 
 def _views(text: str, depth: int) -> tuple[str, ...]:
-    budget = 4 * len(text) + 65536
+    budget = 4 * len(text) + 16384
     seen = {text}
     out: list[str] = []
     frontier = [text]

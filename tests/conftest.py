@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -30,7 +31,8 @@ def _snapshot(path: Path) -> list[tuple[str, int, float]]:
 def test_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """No test reads or writes the real home: for the whole session ``HOME``, the XDG
     directories and ``PAGEWARDEN_CONFIG_DIR`` point into a temporary directory (subprocesses
-    inherit them). Afterwards, the real home's pagewarden directory must be as it was."""
+    inherit them). Afterwards, the real home's pagewarden directory must be as it was (an
+    error under CI, a warning elsewhere)."""
     real = Path(os.environ.get("PAGEWARDEN_CONFIG_DIR") or Path.home() / ".config" / "pagewarden")
     before = _snapshot(real)
     home = tmp_path_factory.mktemp("home")
@@ -48,7 +50,12 @@ def test_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    assert _snapshot(real) == before, f"a test wrote into the real per-user directory {real}"
+    if _snapshot(real) != before:
+        message = f"the real per-user directory {real} changed during the test session"
+        # Under CI (.ci/run) that home is new and private to the run: a change is a test's.
+        # On a developer's machine another process (a benchmark, a demo) may have written it.
+        assert not os.environ.get("CI"), message
+        warnings.warn(f"{message} (a test, or another process of yours?)", stacklevel=1)
 
 
 @pytest.fixture

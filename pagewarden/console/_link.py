@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import inspect
 import os
 import threading
 import time
@@ -33,6 +34,7 @@ from pagewarden.guard._exceptions import GuardError, SessionStopped
 from pagewarden.guard._step import Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.observe._gather import Call
+from pagewarden.observe._mask import MaskBoxes, MaskUnavailable, mask_boxes, paint_masks
 from pagewarden.trace._writer import redact_step_data
 
 if TYPE_CHECKING:
@@ -104,6 +106,13 @@ class ConsoleLink:
         self._casting: weakref.WeakSet[Any] = weakref.WeakSet()
         self._cast_failed: weakref.WeakSet[Any] = weakref.WeakSet()
         self._current_page: weakref.ref[Any] | None = None
+        self._shared: SharedState | None = None
+        # live view: the newest frame waiting for its mask, the task masking frames (async API),
+        # and the boxes read for the frame before (painted too: a field moving between frames)
+        self._frame_waiting: tuple[Any, bytes, tuple[int, int] | None] | None = None
+        self._masking: asyncio.Future[None] | None = None
+        self._masking_sync = False
+        self._last_mask: MaskBoxes | None = None
         settings = channel.open(self)
         self.approval_timeout = float(settings.get("approval_timeout", 120.0))
         self.watched = bool(settings.get("watch", False))
@@ -221,6 +230,7 @@ class ConsoleLink:
         if self._in_order:
             return  # a person's own action during take-over: not held again
         page = owner.page_raw()
+        self._shared = shared
         if page is not None:
             self._current_page = weakref.ref(page)
             yield from self._screencast(page)
@@ -289,7 +299,56 @@ class ConsoleLink:
         if current is None or page_ref() is not current or not self.watched:
             return
         viewport = (int(frame.get("viewportWidth") or 0), int(frame.get("viewportHeight") or 0))
-        self.channel.send_frame(self.guard.session_id, frame["data"], viewport if all(viewport) else None)
+        self._frame_waiting = (current, frame["data"], viewport if all(viewport) else None)
+        if inspect.iscoroutinefunction(current.screenshot):
+            if self._masking is None or self._masking.done():
+                self._masking = asyncio.ensure_future(self._mask_frames_async())
+        elif not self._masking_sync:
+            # (a frame arriving while a read for the one before is on its way waits: the loop
+            # below picks it up; reads are never nested)
+            from pagewarden.interceptors._pipeline import drive_sync
+
+            self._masking_sync = True
+            try:
+                with contextlib.suppress(Exception):  # a frame that cannot be masked is not sent
+                    drive_sync(self._mask_frames())
+            finally:
+                self._masking_sync = False
+
+    async def _mask_frames_async(self) -> None:
+        from pagewarden.interceptors._pipeline import drive_async
+
+        with contextlib.suppress(Exception):  # a frame that cannot be masked is not sent
+            await drive_async(self._mask_frames())
+
+    def _mask_frames(self) -> Pipeline:
+        """Send the waiting frames with password fields and fields holding a registered secret
+        painted over (the boxes read now and for the frame before; `observe._mask`). A frame
+        whose boxes cannot be read is dropped. Frames that arrive meanwhile replace the waiting
+        one: only the newest is masked and sent."""
+        while self._frame_waiting is not None:
+            page, data, viewport = self._frame_waiting
+            self._frame_waiting = None
+            shared = self._shared
+            try:
+                fresh = yield from mask_boxes(
+                    page,
+                    self.guard.secrets,
+                    engine=shared.reader_engine(page) if shared is not None else None,
+                    lib=shared.facts_reader if shared is not None else None,
+                )
+            except MaskUnavailable as exc:
+                self.guard.log.info("console_frame_dropped", error=str(exc)[:200])
+                continue
+            masks = (fresh,) if self._last_mask is None else (self._last_mask, fresh)
+            self._last_mask = fresh
+            try:
+                masked = paint_masks(data, masks)
+            except Exception as exc:  # noqa: BLE001 - an undecodable frame is not sent
+                self.guard.log.info("console_frame_dropped", error=f"{type(exc).__name__}: {exc}"[:200])
+                continue
+            if self.watched:
+                self.channel.send_frame(self.guard.session_id, masked, viewport)
 
     def _screencast(self, page: Any) -> Pipeline:
         """Start Playwright's screencast on the acted-on page while someone watches; stop it
@@ -314,10 +373,17 @@ class ConsoleLink:
 
     def _snapshot(self, page: Any) -> Pipeline:
         """One picture of the page now (when the agent is held the loop may not run)."""
+        shared = self._shared
+        engine = shared.reader_engine(page) if shared is not None else None
+        lib = shared.facts_reader if shared is not None else None
         try:
+            before = yield from mask_boxes(page, self.guard.secrets, engine=engine, lib=lib)
             data = yield Call(
                 page.screenshot, (), {"type": "jpeg", "quality": 60, "scale": "css", "timeout": 10_000}
             )
+            after = yield from mask_boxes(page, self.guard.secrets, engine=engine, lib=lib)
+            if isinstance(data, bytes):
+                data = paint_masks(data, (before, after))
         except Exception as exc:  # noqa: BLE001 - a page mid-navigation cannot be pictured
             self.guard.log.info("console_frame_failed", error=f"{type(exc).__name__}: {exc}")
             return

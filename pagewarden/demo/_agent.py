@@ -19,6 +19,8 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 
 from pagewarden.guard import GuardError
+from pagewarden.interceptors._pipeline import drive_async
+from pagewarden.observe._mask import MaskUnavailable, mask_boxes, paint_masks
 
 __all__ = ["Agent", "AgentStopped", "StepRecord", "VerdictSource"]
 
@@ -69,6 +71,10 @@ class Agent:
     shot_prefix: str = "step"
     verdicts: VerdictSource | None = None
     steps: list[StepRecord] = field(default_factory=list)
+    #: the raw Playwright page under a guarded `page` (screenshots are read and taken on it)
+    raw: Any = None
+    #: the guard's secrets: fields holding one are masked in screenshots, as password fields are
+    secrets: Any = None
 
     async def think(self, reasoning: str) -> None:
         """State the reasoning for the next action (a guarded page passes it to the guard)."""
@@ -141,8 +147,13 @@ class Agent:
         if self.out_dir is None:
             return
         relative = Path("screenshots") / f"{self.shot_prefix}-{record.index:02d}.png"
+        page = self.raw if self.raw is not None else self.page
         try:
-            await self.page.screenshot(path=str(self.out_dir / relative))
-        except (PlaywrightError, TimeoutError):
+            # password fields and fields holding a registered secret painted over (observe._mask)
+            before = await drive_async(mask_boxes(page, self.secrets))
+            data = await page.screenshot()
+            after = await drive_async(mask_boxes(page, self.secrets))
+            (self.out_dir / relative).write_bytes(paint_masks(data, (before, after)))
+        except (PlaywrightError, TimeoutError, MaskUnavailable, OSError):
             return
         record.screenshot = relative.as_posix()

@@ -199,7 +199,15 @@ async def run_agent(
             target = guard.wrap(page)
             verdicts = TraceTail(trace_path)
             run.trace = trace_path.relative_to(out).as_posix()
-        agent = Agent(target, agent_name, out_dir=out, shot_prefix=prefix, verdicts=verdicts)
+        agent = Agent(
+            target,
+            agent_name,
+            out_dir=out,
+            shot_prefix=prefix,
+            verdicts=verdicts,
+            raw=page,
+            secrets=guard.secrets if guard is not None else None,
+        )
         try:
             await script(agent)
         except AgentStopped:

@@ -7,14 +7,16 @@ contain, acts on untrusted page content, or runs a script — and no determinist
 already blocked it (``consult="always"`` / ``"never"`` override this). Steps it does not
 consult cost nothing more.
 
-A consultation is one more `Call` in the action pipeline (`semantic_stage`): take the aria
-snapshot if the step has none, build the prompt (sans-I/O), await the model, apply the
-answer (sans-I/O). World model and utility agent share one call and one answer by default,
-or run as two concurrent calls (``split=True``). The risk of what the model reports comes
-from the named policies' risk levels, never from a number it gives; goal deviation alone
-leads to REVISE, never to BLOCK. When the model cannot judge (timeout, endpoint down,
-refusal, unparsable output after retries) a consulted action is blocked — or sent for
-approval, by configuration — and the verdict says why.
+A consultation is one more `Call` in the action pipeline (`semantic_stage`): read the page's
+text once, bounded (the targeted observation, `judge._observation`; or, with
+``observation="page"``, the whole page's aria snapshot as before) if the step has no snapshot,
+build the prompt (sans-I/O), await the model, apply the answer (sans-I/O). World model and
+utility agent share one call and one answer by default, or run as two concurrent calls
+(``split=True``). The risk of what the model reports comes from the named policies' risk
+levels, never from a number it gives; goal deviation alone leads to REVISE, never to BLOCK.
+When the model cannot judge (timeout, endpoint down, refusal, unparsable output after
+retries) a consulted action is blocked — or sent for approval, by configuration — and the
+verdict says why.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.judge._answers import Assessment, UtilityAnswer, WorldModelAnswer
 from pagewarden.judge._context import StepContext, build_context, select_policies
 from pagewarden.judge._evidence import evidence_lines
+from pagewarden.judge._observation import PAGE_TEXT_CHARS, PAGE_TEXT_TIMEOUT_MS, as_text_lines
 from pagewarden.judge._steering import addresses_judge, fenced_data, relayed_instructions
 from pagewarden.judge._utility import render_assessment_prompt, render_utility_prompt
 from pagewarden.llm._errors import LLMError
@@ -51,9 +54,17 @@ if TYPE_CHECKING:
     from pagewarden.guard._guard import Guard
     from pagewarden.llm._client import LLMClient, LLMResult
 
-__all__ = ["CascadeOptions", "ConsultMode", "ModelOutcome", "SemanticTier", "semantic_stage"]
+__all__ = [
+    "CascadeOptions",
+    "ConsultMode",
+    "ModelOutcome",
+    "ObservationMode",
+    "SemanticTier",
+    "semantic_stage",
+]
 
 ConsultMode = Literal["consequential", "always", "never"]
+ObservationMode = Literal["targeted", "page"]
 _ACTIVATING = frozenset({"click", "dblclick", "tap", "press", "accept_dialog", "dispatch_event"})
 _TYPED_FIELDS = frozenset({"text", "textarea", "email", "password", "search", "tel", "url", "number", ""})
 _UNTRUSTED_VALUE_KINDS = frozenset({"fill", "type", "goto", "new_page", "request", "press_sequentially"})
@@ -81,6 +92,11 @@ class CascadeOptions:
         step_deadline: seconds the whole consultation may take, retries included.
         max_policies / max_references: policies shown per call, past violations per policy.
         model_weight: confidence given to the model's findings (scales the policies' risk).
+        observation: what a consulted step shows the model when the step carries no aria
+            snapshot: ``targeted`` (default; the target, its form, provenance and
+            surroundings, what changed, and the page lines that give orders or that the
+            agent cites: bounded whatever the page size) or ``page`` (the whole page's aria
+            snapshot, pruned to `tree_budget`: slower on large pages).
     """
 
     consult: ConsultMode = "consequential"
@@ -95,9 +111,12 @@ class CascadeOptions:
     max_policies: int = 12
     max_references: int = 3
     model_weight: float = 1.0
+    observation: ObservationMode = "targeted"
 
     def __post_init__(self) -> None:
         problems = []
+        if self.observation not in ("targeted", "page"):
+            problems.append(f"observation must be 'targeted' or 'page', not {self.observation!r}")
         if self.consult not in ("consequential", "always", "never"):
             problems.append(f"consult must be 'consequential', 'always' or 'never', not {self.consult!r}")
         if self.on_failure not in ("block", "ask"):
@@ -175,6 +194,21 @@ def _in_goal(goal: str, value: str) -> bool:
     return len(folded) >= 1 and folded in " ".join(goal.lower().split())
 
 
+_GOAL_TEXT_CHARS = 8
+
+
+def _submits_goal_text(step: Step, goal: str) -> bool:
+    """The action submits a same-site form whose typed values are all text the goal gives,
+    one of them at least `_GOAL_TEXT_CHARS` long: the goal asks for this submission, whatever
+    the button says ("Post reply", "Send", "Comment")."""
+    values = _typed_values(step)
+    return (
+        bool(values)
+        and all(_in_goal(goal, v) for v in values)
+        and any(len(" ".join(v.split())) >= _GOAL_TEXT_CHARS for v in values)
+    )
+
+
 class SemanticTier:
     """The model's part of the guard: when to consult it, what to ask, what its answer means."""
 
@@ -219,9 +253,20 @@ class SemanticTier:
             out.append("irreversible")
         elif prediction.consequence is Consequence.CONSEQUENTIAL:
             el = obs.target
-            # Plainly what the goal asks for: every word of the element's label is in the goal.
+            # Plainly what the goal asks for: every word of the element's label is in the goal,
+            # or it submits (to this site) a form carrying the text the goal gives.
             asked_for = (
-                el is not None and not untrusted and goal_supports_text(goal, el.label, min_overlap=1.0)
+                el is not None
+                and not untrusted
+                and (
+                    goal_supports_text(goal, el.label, min_overlap=1.0)
+                    or (
+                        activating
+                        and sub is not None
+                        and not sub.cross_site
+                        and _submits_goal_text(step, goal)
+                    )
+                )
             )
             if not asked_for:
                 out.append("consequential")
@@ -238,9 +283,12 @@ class SemanticTier:
         *,
         snapshot_ms: float = 0.0,
         secrets: SecretRegistry | None = None,
+        page_text: str | None = None,
     ) -> Consultation:
-        """The prompt(s) for `step`: fenced data, pruned tree, relevant policies. Registered
-        secrets and recognisable credentials are redacted: they never reach the model."""
+        """The prompt(s) for `step`: fenced data, pruned tree (or, without a snapshot, the
+        targeted observation with the lines of `page_text` that give orders or that the
+        agent cites), relevant policies. Registered secrets and recognisable credentials are
+        redacted: they never reach the model."""
         started = time.perf_counter()
         opts = self.options
         el = step.observation.target
@@ -258,18 +306,22 @@ class SemanticTier:
                 flagged=flagged,
                 budget_tokens=opts.tree_budget,
             )
+        evidence: list[str] = []
+        if tree is None and page_text:
+            evidence = evidence_lines(as_text_lines(page_text), step.reasoning)
         chosen = select_policies(
             policies, step, verdict.prediction, verdict.findings, reasons, limit=opts.max_policies
         )
         untrusted_text = [
             json.dumps(step.to_dict(), ensure_ascii=False),
             tree.text if tree is not None else "",
+            *evidence,
             *(r.text for p in chosen for r in p.references),
         ]
         fence = Fence.around(*untrusted_text)
         context = build_context(
             step, verdict.prediction, verdict.findings, chosen, tree, fence,
-            references=opts.max_references, reasons=reasons,
+            references=opts.max_references, reasons=reasons, evidence=evidence,
         )  # fmt: skip
         shape = {"short_term": opts.short_term, "long_term": opts.long_term, "lookahead": opts.lookahead}
         if opts.split:
@@ -549,16 +601,25 @@ def semantic_stage(
         return verdict
     started = time.perf_counter()
     snapshot = step.observation.aria_snapshot
+    page_text: str | None = None
     snapshot_ms = 0.0
     if snapshot is None and page is not None:
         try:
-            snapshot = yield Call(page.aria_snapshot, (), {"mode": "ai"})
-        except Exception:  # noqa: BLE001 - the model can judge without the tree
-            snapshot = None
+            if tier.options.observation == "page":
+                snapshot = yield Call(page.aria_snapshot, (), {"mode": "ai"})
+            else:
+                # Playwright's own world, bounded: the page's patches of innerText/String
+                # can neither hang this read nor change its answer
+                read = page.locator("body").inner_text
+                text = yield Call(read, (), {"timeout": PAGE_TEXT_TIMEOUT_MS})
+                page_text = text[:PAGE_TEXT_CHARS] if isinstance(text, str) else None
+        except Exception:  # noqa: BLE001 - the model can judge from the element's facts alone
+            snapshot = page_text = None
         snapshot_ms = (time.perf_counter() - started) * 1000
     consultation = tier.prepare(
-        step, verdict, snapshot, reasons, guard.policies, snapshot_ms=snapshot_ms, secrets=guard.secrets
-    )
+        step, verdict, snapshot, reasons, guard.policies, snapshot_ms=snapshot_ms, secrets=guard.secrets,
+        page_text=page_text,
+    )  # fmt: skip
     outcome = yield Call(tier.consult, (consultation,))
     return tier.apply(
         step,

@@ -43,6 +43,7 @@ from pagewarden.observe._gather import (
     stopped_navigations,
     value_sources,
 )
+from pagewarden.observe._mask import mask_boxes, paint_masks
 from pagewarden.observe._prune import prune_snapshot
 from pagewarden.observe._shadow import closed_shadow_facts
 
@@ -711,7 +712,13 @@ def guarded_action(
     if guard.screenshots and guard.trace is not None and page is not None:
         path = guard.trace.directory / f"{guard.session_id}-step{step.index:04d}.png"
         try:
-            yield Call(page.screenshot, (), {"path": str(path)})
+            # password fields and fields holding a registered secret are painted over before the
+            # picture is written (read before and after the capture; unreadable: no picture)
+            engine, reader = shared.reader_engine(page), shared.facts_reader
+            before = yield from mask_boxes(page, guard.secrets, engine=engine, lib=reader)
+            data = yield Call(page.screenshot, (), {})
+            after = yield from mask_boxes(page, guard.secrets, engine=engine, lib=reader)
+            path.write_bytes(paint_masks(data, (before, after)))
             screenshot = path.relative_to(guard.trace.path.parent).as_posix()
         except Exception as exc:  # noqa: BLE001 - a failed screenshot must not stop the step
             guard.log.warning("screenshot_failed", error=str(exc))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pagewarden._url import parse_url
 from pagewarden.guard._step import Step
 from pagewarden.guard._verdict import Finding
+from pagewarden.judge._observation import measured_lines, page_lines
 from pagewarden.judge._relevance import policy_applies
 from pagewarden.llm._prompt import Fence, block
 from pagewarden.observe._tree import PrunedTree
@@ -187,7 +188,7 @@ def _findings_facts(findings: Sequence[Finding]) -> list[str]:
     ]
 
 
-def _step_data(step: Step, tree: PrunedTree | None) -> tuple[str, str]:
+def _step_data(step: Step, tree: PrunedTree | None, evidence: Sequence[str] = ()) -> tuple[str, str]:
     """The agent's data and the page's data for the current (and previous) step."""
     action = step.action
     agent = [f"reasoning: {_clip(step.reasoning, _REASONING_CHARS) or '(none given)'}"]
@@ -217,6 +218,8 @@ def _step_data(step: Step, tree: PrunedTree | None) -> tuple[str, str]:
                             ("pop-up", source.in_dialog)) if on
         ) or "page"  # fmt: skip
         page.append(f"the value appears on the page ({where}): {_clip(source.snippet, 300)}")
+    # The targeted observation; the flagged page text only when no tree carries it already.
+    page += page_lines(step, None if tree is not None and tree.text else list(evidence))
     if tree is not None and tree.text:
         page.append("accessibility tree (pruned around the target):\n" + tree.text)
     return "\n".join(agent), "\n".join(page)
@@ -232,9 +235,11 @@ def build_context(
     *,
     references: int = 3,
     reasons: Sequence[str] = (),
+    evidence: Sequence[str] = (),
 ) -> StepContext:
-    """The sections of the prompt for `step` (see the prompt files for where each goes)."""
-    agent_text, page_text = _step_data(step, tree)
+    """The sections of the prompt for `step` (see the prompt files for where each goes).
+    `evidence`: page lines the guard flagged (`evidence_lines`), shown when there is no tree."""
+    agent_text, page_text = _step_data(step, tree, evidence)
     current = [f"action: {step.action.kind}" + (f" ({step.action.method})" if step.action.method else "")]
     current.append(fence.wrap("agent", agent_text))
     current.append(fence.wrap("page", page_text))
@@ -259,7 +264,8 @@ def build_context(
         lines.append(fence.wrap("previous step", "\n".join(data)))
         previous = "\n".join(lines)
     facts = [f"the page is on host {_host(step.observation.url)}"]
-    facts += _element_facts(step) + _prediction_facts(prediction) + _findings_facts(findings)
+    facts += _element_facts(step) + measured_lines(step) + _prediction_facts(prediction)
+    facts += _findings_facts(findings)
     if reasons:
         facts.append("why you are consulted: " + ", ".join(_REASON_TEXT.get(r, r) for r in reasons))
     goal = step.goal or "(no goal was given: judge against the policies only, and report no goal deviation)"

@@ -59,6 +59,7 @@ _ENTRIES: dict[str, tuple[str, str]] = {
     "focused": ("opts", "lib.focused(opts)"),
     "sources": ("opts", "lib.sources(opts.needle, opts)"),
     "report": ("opts", "lib.report()"),
+    "mask": ("opts", "lib.maskFields(opts)"),
 }
 _GUARDED_BODY = "try {{ {setup} return {expr}; }} catch (e) {{ return {{__error: String(e)}}; }}"
 

@@ -94,9 +94,14 @@ function __pwLibrary() {
   const UGC_SELECTORS = [
     "[data-ugc]", ".user-content", ".markdown-body", ".comment-body", ".comment-content", ".note-body",
     ".note-text", ".md", ".post-body", ".post-content", ".issue-description", ".description .md",
-    ".message-body", ".review-text", ".usertext-body", "[itemprop=text]", "[itemprop=articleBody]",
-    "[itemprop=reviewBody]", "[role=comment]", "article", "[role=article]", "blockquote",
+    ".message-body", ".review-text", ".usertext-body", "[itemprop=text]",
+    "[itemprop=reviewBody]", "[role=comment]", "[itemprop~=comment]", "[itemprop~=review]",
+    "[itemprop~=suggestedAnswer]", "[itemprop~=acceptedAnswer]", "[itemtype*='schema.org/Comment']",
+    "[itemtype*='schema.org/Review']", "[itemtype*='schema.org/Answer']", "[itemtype*='schema.org/Question']",
+    "[itemtype*='DiscussionForumPosting']", "[itemtype*='SocialMediaPosting']", "[itemtype*='UserComments']",
   ];
+  // Where a block of text ends for a snippet (not a judgement of who wrote it).
+  const BLOCK_SELECTORS = UGC_SELECTORS.concat(["article", "[role=article]", "blockquote"]);
   const DIALOG_SELECTOR = "dialog, [role=dialog], [role=alertdialog], [aria-modal=true]";
   const LANDMARKS = [
     ["main", "main, [role=main]"], ["navigation", "nav, [role=navigation]"],
@@ -130,7 +135,7 @@ function __pwLibrary() {
   function reading(fn) {
     return function (...args) {
       const outer = memo;
-      memo = {styles: new Map(), names: new Map()};
+      memo = {styles: new Map(), names: new Map(), posts: new Map()};
       try { return apply(fn, this, args); } finally { memo = outer; }
     };
   }
@@ -176,6 +181,148 @@ function __pwLibrary() {
     for (let node = el; node; node = parentOf(node)) {
       if (isElement(node) && matchesSel(node, selector)) return node;
     }
+    return null;
+  }
+
+  // -- user content, by what marks it -------------------------------------------------------
+  // A tag name says nothing about who wrote a block: product cards, cart lines and news stories
+  // are <article>s too. A block is user content when a marker says so (UGC_SELECTORS: a
+  // user-content class, schema.org Comment / Review / Answer, role=comment, data-ugc, the policy's
+  // own `ugc_selectors`), or when a post-shaped block (an <article>, role=article, a <blockquote>,
+  // an articleBody, a class or id naming one comment / reply / review / answer / post / message)
+  // carries the marks of a post: a link marked rel=ugc; or an author or a time together with a
+  // reply control, rel=nofollow links, siblings of the same shape that carry an author or a time
+  // too (repeated posts), or a comments section around it; or any such block inside a comments
+  // section. Marks are counted for the nearest post-shaped block or comments section around them,
+  // so a story's comment thread does not make the story user content.
+  const prevSiblingOf = getter(EP, "previousElementSibling");
+  const nextSiblingOf = getter(EP, "nextElementSibling");
+  const POST_TOKEN = /^(?:comment|comment-item|reply|review|answer|post|message|forum-post|topic-post)$/i;
+  const POST_ID = /^(?:comment|post|reply|review|answer|message)s?[-_]?\d+$/i;
+  const SECTION_TOKEN = /^(?:comments|comment[-_]?(?:list|section|area|thread|s)|commentlist|replies|reply[-_]list|responses|discussion|disqus_thread|reviews|review[-_]list|answers|thread)$/i;
+  const SECTION_LABEL = /^\s*(?:comments|replies|reviews|discussion|responses|answers)\b/i;
+  // (segments of letters and digits between '-' / '_': no two ways to match, no backtracking blow-up)
+  const AUTHOR_TOKEN = /^(?:[a-z0-9]+[-_])*(?:author|byline|username|user|poster|commenter|nickname|avatar|handle)(?:[-_][a-z0-9]+)*$/i;
+  const REPLY_TOKEN = /^(?:[a-z0-9]+[-_])*repl(?:y|ies)(?:[-_][a-z0-9]+)*$/i;
+  const splitText = uncurry(String.prototype.split);
+  const splitTokens = (value) => value ? splitText(sliceText(value, 0, 500), /\s+/) : [];
+  const anyToken = (el, re) => {
+    for (const name of ["class", "id"]) for (const t of splitTokens(getAttr(el, name))) if (t && testRe(re, t)) return true;
+    return false;
+  };
+  function postShaped(el) {
+    if (!isHTML(el)) return false;
+    const t = tag(el);
+    if (t === "article" || t === "blockquote") return true;
+    const role = getAttr(el, "role");
+    if (role === "article" || role === "comment") return true;
+    const itemprop = getAttr(el, "itemprop");
+    if (itemprop && testRe(/(?:^|\s)articleBody(?:\s|$)/, itemprop)) return true;
+    for (const t2 of splitTokens(getAttr(el, "class"))) if (t2 && testRe(POST_TOKEN, t2)) return true;
+    const id = getAttr(el, "id");
+    return !!id && testRe(POST_ID, id);
+  }
+  function commentSection(el) {
+    if (!isHTML(el)) return false;
+    if (anyToken(el, SECTION_TOKEN)) return true;
+    const label = getAttr(el, "aria-label");
+    return !!label && testRe(SECTION_LABEL, label);
+  }
+  function postMarks(block, explicit) {
+    // The marks of a post under `block` that belong to it (not to a post or section inside it).
+    const known = memo ? memo.posts.get(block) : undefined;
+    if (known) return known;
+    const marks = {author: false, time: false, reply: false, ugcLink: false, nofollow: false};
+    const owned = (n) => {
+      for (let up = parentOf(n); up && up !== block; up = parentOf(up)) {
+        if (isElement(up) && (postShaped(up) || commentSection(up) || matchesSel(up, explicit))) return false;
+      }
+      return true;
+    };
+    scanRegion(block, (n) => {
+      if (!isHTML(n)) return true;
+      const t = tag(n);
+      const rel = t === "a" || t === "link" ? toLower(getAttr(n, "rel") || "") : "";
+      const itemprop = getAttr(n, "itemprop") || "";
+      const author = testRe(/(?:^|\s)author(?:\s|$)/, rel) || testRe(/(?:^|\s)(?:author|creator)(?:\s|$)/, itemprop) ||
+        hasAttr(n, "data-author") || hasAttr(n, "data-user") || hasAttr(n, "data-username") || anyToken(n, AUTHOR_TOKEN);
+      const time = t === "time" || hasAttr(n, "datetime");
+      const reply = anyToken(n, REPLY_TOKEN) ||
+        ((t === "a" || t === "button") && testRe(/^\s*(?:reply|respond|quote)\b/i, textOf(n, 40)));
+      const ugcLink = testRe(/(?:^|\s)ugc(?:\s|$)/, rel);
+      const nofollow = testRe(/(?:^|\s)nofollow(?:\s|$)/, rel);
+      if (!(author || time || reply || ugcLink || nofollow) || !owned(n)) return true;
+      if (author) marks.author = true;
+      if (time) marks.time = true;
+      if (reply) marks.reply = true;
+      if (ugcLink) marks.ugcLink = true;
+      if (nofollow) marks.nofollow = true;
+      return !(marks.author && marks.time && marks.reply && marks.ugcLink);
+    });
+    if (memo) memo.posts.set(block, marks);
+    return marks;
+  }
+  function sameShape(a, b) {
+    return isHTML(b) && tag(a) === tag(b) && (getAttr(a, "class") || "") === (getAttr(b, "class") || "") &&
+      (getAttr(a, "role") || "") === (getAttr(b, "role") || "");
+  }
+  function repeatedPost(block, explicit) {
+    // A sibling of the same shape (or, for a post wrapped alone in a list item, the list item's)
+    // that carries an author or a time of its own.
+    let node = block;
+    const up = parentOf(block);
+    if (up && isElement(up) && prevSiblingOf(block) === null && nextSiblingOf(block) === null && tag(up) === "li") node = up;
+    for (const step of [prevSiblingOf, nextSiblingOf]) {
+      let sib = step(node);
+      for (let i = 0; sib && i < 3; i++, sib = step(sib)) {
+        if (!sameShape(node, sib)) continue;
+        const post = node === block ? sib : firstElementChildOf(sib);
+        if (!post || !sameShape(block, post)) continue;
+        const marks = postMarks(post, explicit);
+        if (marks.author || marks.time) return true;
+      }
+    }
+    return false;
+  }
+  function inCommentSection(block) {
+    let i = 0;
+    for (let up = parentOf(block); up && i < 6; up = parentOf(up), i++) if (isElement(up) && commentSection(up)) return true;
+    return false;
+  }
+  function postEvidence(block, explicit) {
+    // Why `block` (post-shaped) is user content, or "" when nothing marks it.
+    const marks = postMarks(block, explicit);
+    if (marks.ugcLink) return "rel=ugc links";
+    if (inCommentSection(block)) return "inside a comments section";
+    if (!(marks.author || marks.time)) return "";
+    const who = marks.author ? "an author" : "a time";
+    if (marks.reply) return who + " and a reply control";
+    if (marks.nofollow) return who + " and rel=nofollow links";
+    if (repeatedPost(block, explicit)) return who + ", repeated like its siblings";
+    return "";
+  }
+  function ugcRegion(el, extra) {
+    // The user-content block around `el`: {node, hit} (hit: the marker or the marks), or null.
+    const list = UGC_SELECTORS.concat(extra || []);
+    const explicit = joinList(list, ", ");
+    let weighed = 0;
+    for (let node = el; node; node = parentOf(node)) {
+      if (!isElement(node)) continue;
+      if (matchesSel(node, explicit)) {
+        for (const s of list) {
+          try { if (matchesSel(node, s)) return {node, hit: s}; } catch (e) { /* invalid custom selector */ }
+        }
+        return {node, hit: null};
+      }
+      if (weighed < 6 && postShaped(node)) {
+        weighed++;
+        const why = postEvidence(node, explicit);
+        if (why) return {node, hit: tag(node) + ": " + why};
+      }
+    }
+    // A link the site marks rel=ugc outside any post-shaped block: its paragraph or list item.
+    const link = closestAcross(el, "a[rel~=ugc], area[rel~=ugc]");
+    if (link) return {node: closestAcross(link, "p, li, div, section") || link, hit: "rel=ugc link"};
     return null;
   }
 
@@ -349,7 +496,8 @@ function __pwLibrary() {
         const up = parentOf(node);
         if (!isElement(up) || testRe(/^(BODY|HTML|MAIN)$/, tagNameOf(up)) || textLonger(up, 1500)) break;
         node = up;
-        if (textLonger(node, 160) || testRe(/^(P|LI|TD|SECTION|ARTICLE|FORM|ASIDE|HEADER|FOOTER)$/, tagNameOf(node))) break;
+        // (a paragraph as short as a lone link is not the text around it: its container is)
+        if (textLonger(node, 160) || testRe(/^(LI|TD|SECTION|ARTICLE|FORM|ASIDE|HEADER|FOOTER)$/, tagNameOf(node))) break;
       }
     }
     // Hidden text is included on purpose: injections hide there.
@@ -819,8 +967,8 @@ function __pwLibrary() {
   function facts(el, opts, act) {
     opts = opts || {};
     if (!isElement(el)) return null;
-    const ugcSelector = joinList(UGC_SELECTORS.concat(opts.ugc || []), ", ");
-    const ugc = closestAcross(el, ugcSelector);
+    const ugcFound = ugcRegion(el, opts.ugc);
+    const ugc = ugcFound ? ugcFound.node : null;
     let dialog = closestAcross(el, DIALOG_SELECTOR);
     const body = bodyOf(ownerDocumentOf(el));
     if (!dialog) {
@@ -858,12 +1006,7 @@ function __pwLibrary() {
     const name = clip(accessibleName(el) || getAttr(el, "alt") ||
       (t === "input" && ["submit", "button"].includes(type) ? ownValue : "") || visibleText ||
       getAttr(el, "title") || getAttr(el, "placeholder") || "", 200);
-    let ugcHit = null;
-    if (ugc) {
-      for (const s of UGC_SELECTORS.concat(opts.ugc || [])) {
-        try { if (matchesSel(ugc, s)) { ugcHit = s; break; } } catch (e) { /* invalid custom selector */ }
-      }
-    }
+    const ugcHit = ugcFound ? ugcFound.hit : null;
     const editable = contentEditableOf(el) ||
       ((t === "input" || t === "textarea") && !instanceGet(readOnlyGetters, el, false) && !instanceGet(disabledGetters, el, false));
     return {
@@ -1125,8 +1268,7 @@ function __pwLibrary() {
     const out = [];
     if (!needle || needle.length < 6) return out;
     const lower = toLower(needle);
-    const ugcSelector = joinList(UGC_SELECTORS.concat(opts.ugc || []), ", ");
-    const blockSelector = joinList(UGC_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li, div";
+    const blockSelector = joinList(BLOCK_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li, div";
     const doc = document;
     const body = bodyOf(doc);
     if (!body) return out;
@@ -1135,7 +1277,7 @@ function __pwLibrary() {
       if (!el) return;
       push(out, {
         snippet: clip(snippet, 600),
-        in_ugc: !!closestAcross(el, ugcSelector),
+        in_ugc: !!ugcRegion(el, opts.ugc),
         hidden: hiddenReason(el) !== null,
         in_dialog: !!closestAcross(el, DIALOG_SELECTOR),
         kind,
@@ -1154,7 +1296,7 @@ function __pwLibrary() {
         add(node, (block && textOf(block, 900)) || text, "text");
       }
     }
-    const linkBlock = joinList(UGC_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li";
+    const linkBlock = joinList(BLOCK_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li";
     const hrefNeedle = opts.path && opts.path.length >= 2 ? opts.path : needle;
     const hrefLower = toLower(hrefNeedle);
     // (no entry carries it when the joined text does not; an element indexed as carrying it is
@@ -1827,6 +1969,53 @@ function __pwLibrary() {
     return locator([listItem(els, 0)], opts);
   }
 
+  // -- masking pictures of the page ----------------------------------------------------------
+  // The boxes of the fields a picture of the page must not show: every field that is or ever
+  // was a password field in this document (a page that flips `type` to text to show it is
+  // remembered), or whose autocomplete names a password or one-time code; and, for the guard to
+  // compare with its registered secrets (which never enter the page), each text field's value.
+  // Boxes are viewport CSS pixels, read with the reader's own primitives; fields in open shadow
+  // roots and same-origin frames are included (a frame's boxes offset by the frame's box).
+  const everPassword = new W.WeakSet();
+  const shadowQueryAll = uncurry(DocumentFragment.prototype.querySelectorAll);
+  const CREDENTIAL_AUTOCOMPLETE = /(?:^|\s)(?:current-password|new-password|one-time-code|cc-csc)(?:\s|$)/i;
+  function maskFields(opts) {
+    const out = [];
+    const limit = Math.min(Number(opts.limit) || 400, 2000);
+    const visit = (doc, dx, dy, depth) => {
+      const roots = [doc];
+      for (let r = 0; r < roots.length && out.length < limit; r++) {
+        const root = roots[r];
+        const all = nodeTypeOf(root) === 9 ? docQueryAll(root, "*") : shadowQueryAll(root, "*");
+        for (const el of all) {
+          if (out.length >= limit) break;
+          const shadow = shadowRootOf(el);
+          if (shadow && roots.length < 200) push(roots, shadow);
+          const t = tag(el);
+          if (depth < 3 && (t === "iframe" || t === "frame")) {
+            const [, inner] = frameParts(el);
+            if (inner) { const fr = rectOf(el); visit(inner, dx + fr.left + clientLeftOf(el), dy + fr.top + clientTopOf(el), depth + 1); }
+            continue;
+          }
+          const field = t === "input" || t === "textarea";
+          if (!field && !contentEditableOf(el)) continue;
+          const type = t === "input" ? toLower(getAttr(el, "type") || "text") : t;
+          if (t === "input" && ["hidden", "checkbox", "radio", "submit", "button", "reset", "image", "file", "range", "color"].includes(type)) continue;
+          if (type === "password") everPassword.add(el);
+          const password = everPassword.has(el) || testRe(CREDENTIAL_AUTOCOMPLETE, getAttr(el, "autocomplete") || "");
+          const value = field ? String(instanceGet(valueGetters, el, "") || "") : (textContentOf(el) || "");
+          if (!password && !value) continue;
+          const r = rectOf(el);
+          if (r.width <= 0 || r.height <= 0) continue;
+          push(out, {box: [r.left + dx, r.top + dy, r.width, r.height], password,
+            value: password ? "" : sliceText(value, 0, 2000)});
+        }
+      }
+    };
+    visit(document, 0, 0, 0);
+    return {fields: out, viewport: [innerW(), innerH()]};
+  }
+
   // -- the selector engine ------------------------------------------------------------------
   // Registered with Playwright as a content-script selector engine, the reader runs in
   // Playwright's utility world: an isolated world the page's scripts cannot reach, present in
@@ -1849,6 +2038,7 @@ function __pwLibrary() {
       case "focused": out = focused(opts); break;
       case "sources": out = sources(opts.needle, opts); break;
       case "report": return report();
+      case "mask": return maskFields(opts);
       default: return {__error: "unknown entry " + String(opts.entry)};
     }
     if (earlier && out && typeof out === "object" && !Array.isArray(out)) out.earlier_stops = earlier;
@@ -1875,5 +2065,5 @@ function __pwLibrary() {
 
   return Object.freeze({facts: reading(facts), sources: reading(sources), result: reading(result),
     atPoint: reading(atPoint), focused: reading(focused), locator: reading(locator), listen, report,
-    engine, pinAs, direct: reading(direct), noteStop});
+    engine, pinAs, direct: reading(direct), noteStop, maskFields: reading(maskFields)});
 }

@@ -40,7 +40,6 @@ _IRREVERSIBLE = (
     "withdraw",
     "wire",
     "publish",
-    "post",
     "merge",
     "revoke",
     "deactivate",
@@ -84,6 +83,10 @@ _CONSEQUENTIAL = (
     "upload",
     "comment",
     "reply",
+    # "post" names the same act as "comment" / "reply" (and is a noun in "upvote post 12"):
+    # a post on the site can be edited or deleted there. What it carries is judged apart
+    # (typed data the goal does not contain, a submission to another site).
+    "post",
     "like",
     "upvote",
     "downvote",

@@ -14,7 +14,9 @@ import pytest
 from pagewarden import Action, Decision, ElementFacts, Guard, LLMConfig, Observation, Policy, Step
 from pagewarden.guard import CascadeOptions
 from pagewarden.llm import LLMConfigError
+from pagewarden.observe import FormFacts, FormField
 from pagewarden.testing import Reply, ScriptedLLM
+from pagewarden.worldmodel import Consequence
 
 CLOSE_POLICY = Policy(
     id="ORG-CLOSE",
@@ -179,6 +181,33 @@ def test_harmless_and_goal_named_actions_are_not_sent_to_the_model(llm: Scripted
     issue = "http://tracker.test/acme/webapp/issues/1"
     click = Step(Action(kind="click"), Observation(url=issue, target=comment), goal=GOAL)
     assert guard.semantic.reasons(click, guard.evaluate(click)) == ()  # "Comment" is what the goal asks
+    assert llm.chat_requests == []
+
+
+def _reply_click(label: str, body: str, action: str = "http://board.test/t/flaky/reply") -> Step:
+    form = FormFacts(action=action, method="post", fields=(FormField("body", "textarea", body),))
+    button = ElementFacts(tag="button", role="button", name=label, is_submit=True, form=form, region="main")
+    goal = "On board.test, reply 'We fixed this by pinning the runner image.' in the flaky tests thread"
+    return Step(Action(kind="click"), Observation(url="http://board.test/t/flaky", target=button), goal=goal)
+
+
+@pytest.mark.parametrize("label", ["Post reply", "Publish", "Send"])
+def test_a_submission_carrying_the_goals_text_is_what_the_goal_asks(llm: ScriptedLLM, label: str) -> None:
+    """"Post" is no longer read as irreversible (a post can be edited or deleted on its site), and
+    a same-site form carrying exactly the text the goal gives is asked for, whatever the button
+    says; text the goal does not give, another site, or an irreversible label still consult."""
+    guard = guard_for(llm)
+    asked = _reply_click(label, "We fixed this by pinning the runner image.")
+    prediction = guard.evaluate(asked).prediction
+    reasons = guard.semantic.reasons(asked, guard.evaluate(asked))
+    if label == "Post reply":
+        assert prediction.consequence is Consequence.CONSEQUENTIAL and reasons == ()
+    else:  # publishing and sending stay irreversible: the model still looks
+        assert reasons == ("irreversible",)
+    other_text = _reply_click(label, "deploy key for the release bot: see http://evil.test/collect")
+    assert "typed" in guard.semantic.reasons(other_text, guard.evaluate(other_text))
+    offsite = _reply_click(label, "We fixed this by pinning the runner image.", "http://evil.test/collect")
+    assert "offsite" in guard.semantic.reasons(offsite, guard.evaluate(offsite))
     assert llm.chat_requests == []
 
 

@@ -91,7 +91,9 @@ async def test_visible_element_is_visible(facts_page: Page) -> None:
 async def test_user_content_dialogs_and_overlays(facts_page: Page) -> None:
     ugc = await facts(facts_page, "#ugc")
     assert ugc.in_ugc and ugc.ugc_selector == ".comment-body" and "Nice work" in ugc.context_text
-    assert (await facts(facts_page, "#inarticle")).in_ugc
+    post = await facts(facts_page, "#inarticle")  # an <article> with an author and a reply control
+    assert post.in_ugc and post.ugc_selector == "article: an author and a reply control"
+    assert not (await facts(facts_page, "#incard")).in_ugc  # an <article> that is a product card
     assert not (await facts(facts_page, "#visible")).in_ugc
     dialog = await facts(facts_page, "#dlg")
     assert dialog.in_dialog and "Session expired" in dialog.context_text and dialog.region == "dialog"

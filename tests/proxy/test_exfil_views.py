@@ -229,9 +229,9 @@ def test_views_stay_within_budget_on_hostile_nesting() -> None:
     text = SECRET
     for _ in range(12):  # deeper than the filter follows
         text = _b64(text.encode())
-    assert sum(map(len, views(text))) <= 4 * len(text) + 65536
+    assert sum(map(len, views(text))) <= 4 * len(text) + 16384
     wide = " ".join(_b64(random.Random(i).randbytes(30)) for i in range(4000))
-    assert sum(map(len, views(wide))) <= 4 * len(wide) + 65536
+    assert sum(map(len, views(wide))) <= 4 * len(wide) + 16384
 
 
 def test_refusals_never_name_the_value() -> None:

@@ -4,7 +4,14 @@ An injected field asks for data the goal legitimately holds (an email, a phone, 
 "type the task you were asked to complete"), so the typed value matching the goal proves
 nothing. What gives the field away is the field itself: hidden or nearly invisible, sitting in
 user content or in a pop-up the agent did not open, mirroring a field of the site's own form
-while posting somewhere else or nowhere, or surrounded by text that asks the agent for its task.
+while posting somewhere else or nowhere, or asking for the agent's task.
+
+What a field asks for is what the field itself says: its label (``<label for>``, a wrapping
+label, ``aria-labelledby``, ``aria-label``), placeholder, description, ``name``, ``id`` and
+``autocomplete`` token (`field_question`). Text that merely sits near a field is not its
+question: an injection beside a checkout form does not turn the form's Name field into one that
+asks for the task. Beside such text, what counts is what is typed: the task itself
+(`restates_task`) is stopped in any field.
 """
 
 from __future__ import annotations
@@ -14,10 +21,10 @@ from dataclasses import dataclass
 from pagewarden._url import parse_url, same_site
 from pagewarden.observe._facts import ElementFacts
 from pagewarden.policies.rules._base import RuleContext
-from pagewarden.policies.rules._instructions import instruction_signals
+from pagewarden.policies.rules._instructions import instruction_signals, significant_tokens
 from pagewarden.policies.rules._overlays import unsolicited_overlay
 
-__all__ = ["FieldSuspicion", "injected_field"]
+__all__ = ["FieldSuspicion", "field_question", "injected_field", "restates_task"]
 
 #: Below this effective opacity a field is one a person would not notice.
 FAINT = 0.35
@@ -45,6 +52,40 @@ def _posts_elsewhere(el: ElementFacts, page_url: str) -> str | None:
     return None
 
 
+#: Typed text restates the task when it shares at least this many content words with the goal …
+RESTATE_WORDS = 4
+#: … and these make up at least this share of the goal's content words.
+RESTATE_SHARE = 0.5
+
+
+def field_question(el: ElementFacts) -> str:
+    """What the field itself says it asks for: accessible name (label, aria-labelledby,
+    aria-label), placeholder, title / aria-description / aria-describedby, name, id and
+    autocomplete token. Nothing from the text around it."""
+    attrs = el.attrs
+    parts = (
+        el.name,
+        attrs.get("placeholder", ""),
+        el.aria_text,
+        attrs.get("name", ""),
+        attrs.get("id", ""),
+        attrs.get("autocomplete", ""),
+    )
+    return " | ".join(p for p in parts if p)
+
+
+def restates_task(goal: str, value: str) -> bool:
+    """Whether typed `value` restates the user's task: it carries most of the goal's content
+    words (a name, an address, a card number or a date from the goal does not)."""
+    if not goal or not value:
+        return False
+    goal_tokens = significant_tokens(goal)
+    if not goal_tokens:
+        return False
+    shared = significant_tokens(value) & goal_tokens
+    return len(shared) >= RESTATE_WORDS and len(shared) / len(goal_tokens) >= RESTATE_SHARE
+
+
 def injected_field(el: ElementFacts, ctx: RuleContext) -> FieldSuspicion | None:
     """Why the field `el` the agent types into looks injected, or None for a field of the site."""
     info = el.field
@@ -55,12 +96,17 @@ def injected_field(el: ElementFacts, ctx: RuleContext) -> FieldSuspicion | None:
             return FieldSuspicion(f"a near-invisible field (opacity {info.opacity:g})", 1.0)
         if (info.width or info.height) and (info.width < TINY or info.height < TINY):
             return FieldSuspicion(f"a field too small to see ({info.width}×{info.height} px)", 1.0)
-    around = " ".join(
-        p for p in (el.name, el.attrs.get("placeholder", ""), el.aria_text, el.context_text) if p
-    )
-    signals = instruction_signals(around)
-    if "goal_reveal" in signals.families:
-        return FieldSuspicion(f"a field that asks for the agent's task ({signals.phrases[0]!s})", 1.0)
+    own = instruction_signals(field_question(el))
+    if "goal_reveal" in own.families:
+        return FieldSuspicion(f"a field that asks for the agent's task ({own.phrases[0]!s})", 1.0)
+    if restates_task(ctx.goal, ctx.action.value or ""):
+        around = instruction_signals(el.context_text)
+        if "goal_reveal" in around.families:
+            return FieldSuspicion(
+                f"a field beside text that asks for the agent's task ({around.phrases[0]!s}), "
+                "typing the task itself",
+                1.0,
+            )
     elsewhere = _posts_elsewhere(el, ctx.step.observation.url)
     where = f"posts to {elsewhere}" if elsewhere else ("belongs to no form" if el.form is None else "")
     if info is not None and info.mirrors and (elsewhere or (el.form is None and info.mirror_in_form)):

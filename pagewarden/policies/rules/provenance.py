@@ -24,7 +24,7 @@ from pagewarden.guard._verdict import Finding
 from pagewarden.observe._facts import ElementFacts, TextSource
 from pagewarden.policies._rules_schema import InstructionProvenanceRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
-from pagewarden.policies.rules._fields import injected_field
+from pagewarden.policies.rules._fields import field_question, injected_field
 from pagewarden.policies.rules._instructions import (
     InstructionSignals,
     goal_supports_text,
@@ -35,6 +35,7 @@ from pagewarden.policies.rules._instructions import (
 )
 from pagewarden.policies.rules._overlays import (
     closes_without_effect,
+    proceeds_in_place,
     returns_to_own_path,
     unsolicited_overlay,
 )
@@ -116,8 +117,10 @@ class InstructionProvenance(CompiledRule):
         if kind == "hover":
             return
         if kind not in _TYPE:
-            if closes_without_effect(el, ctx):
-                return  # closing or dismissing is safe by construction, whatever its label says
+            if closes_without_effect(el, ctx) or proceeds_in_place(el, ctx):
+                # closing, dismissing or going on past an interstitial to this same page is safe
+                # by construction, whatever the box says
+                return
             yield from self._first(self._check_activation(ctx, el), self._check_tainted(ctx, el))
 
     @staticmethod
@@ -141,6 +144,10 @@ class InstructionProvenance(CompiledRule):
         label_supported = goal_supports_text(goal, el.label)
         supported = dest_supported or (label_supported and not cross_site)
         signals = _element_instructions(el)
+        if _submits_goal_data(el, ctx):
+            # Submitting the site's own form with what the goal holds: text beside the form is
+            # not what this click follows (its own label, aria and hidden text still count).
+            signals = instruction_signals("\n".join(p for p in (el.hidden_text, el.aria_text, el.text) if p))
         follows = reasoning_follows_page(ctx.step.reasoning)
         sources = []
         if el.in_ugc:
@@ -276,8 +283,15 @@ class InstructionProvenance(CompiledRule):
                 evidence={"snippet": source.snippet[:200], "instruction_phrases": list(signals.phrases)},
             )
             return
-        field_signals = _element_instructions(el)
+        # The text around a field is its question only where the field says nothing itself or
+        # sits in untrusted content; a labelled field of the site's form asks what its label asks.
         field_untrusted = el.in_ugc or el.in_dialog or bool(el.hidden_text) or _aria_only(el)
+        question = field_question(el)
+        field_signals = (
+            _element_instructions(el)
+            if field_untrusted or not question
+            else instruction_signals("\n".join(p for p in (question, el.hidden_text, el.text) if p))
+        )
         if (field_signals.strong or (field_untrusted and field_signals.instruction_like)) and {
             "credentials",
             "exfiltrate",
@@ -431,6 +445,24 @@ class InstructionProvenance(CompiledRule):
             requires_approval=True,
             evidence={**evidence, "element": el.label[:120], "consequence": prediction.consequence.value},
         )
+
+
+def _submits_goal_data(el: ElementFacts, ctx: RuleContext) -> bool:
+    """Whether the action submits a form of this site whose typed values all come from the goal
+    (at least one): the agent doing its task through the site's own form."""
+    submission = ctx.prediction.submission
+    form = el.form
+    if submission is None or submission.cross_site or form is None or not el.is_submit:
+        return False
+    if el.in_ugc or el.in_dialog or el.overlay_in_ugc or not el.visible:
+        return False
+    typed = [
+        (f.value or "").strip()
+        for f in form.fields
+        if f.type not in ("hidden", "password", "checkbox", "radio", "select-one", "select", "file")
+    ]
+    typed = [v for v in typed if len(v) >= 3]
+    return bool(typed) and _form_values_supported(el, ctx.goal)
 
 
 def _occurs_in(value: str, text: str) -> bool:
