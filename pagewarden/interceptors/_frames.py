@@ -105,7 +105,13 @@ REFUSAL_GRACE = 0.3
 
 
 class RefusedMeanwhile(Exception):
-    """The agent's action was still waiting when the page's navigation was refused."""
+    """The agent's action was still waiting when the page's navigation was refused. `task`
+    is the abandoned call, still running: when the refusal turns out to be a frame's own (the
+    proxy cannot always tell at once), the action is awaited after all."""
+
+    def __init__(self, url: str, task: asyncio.Future[Any] | None = None) -> None:
+        super().__init__(url)
+        self.task = task
 
 
 def raced(method: Any, signals: list[RefusalSignal]) -> Any:
@@ -146,7 +152,7 @@ async def _race(task: asyncio.Future[Any], signals: list[RefusalSignal]) -> Any:
         if task in done:
             return task.result()
         task.add_done_callback(_dropped)
-        raise RefusedMeanwhile(str(getattr(hit.result(), "url", "")))
+        raise RefusedMeanwhile(str(getattr(hit.result(), "url", "")), task)
     except asyncio.CancelledError:
         task.cancel()
         raise

@@ -21,7 +21,7 @@ from pagewarden._url import parse_url
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.guard._step import Action, Step
 from pagewarden.guard._verdict import Decision, Finding, Verdict
-from pagewarden.interceptors._frames import raced, subframe_urls
+from pagewarden.interceptors._frames import RefusedMeanwhile, raced, subframe_urls
 from pagewarden.interceptors._methods import ActionSpec
 from pagewarden.interceptors._request import follow_redirects
 from pagewarden.observe._direct import direct_reader
@@ -788,9 +788,13 @@ def guarded_action(
             # agent hears that, not a bare net::ERR_ABORTED or a timeout. (An action that ran
             # hears of such a refusal at its next call, as before.)
             during = yield from _refused_during(shared, network, step, page, action)
-            if during is None:
+            if during is None and isinstance(failure, RefusedMeanwhile) and failure.task is not None:
+                # the refusal that ended the wait was a frame's own (an embed loading: the
+                # proxy could not tell at once), not the agent's: the action goes on
+                result = yield Call(_awaited, (failure.task,))
+            elif during is None:
                 raise failure
-            if verdict.decision is not Decision.BLOCK:
+            elif verdict.decision is not Decision.BLOCK:
                 verdict = during
     finally:
         for each in frame_actions:
@@ -832,6 +836,11 @@ def _refused_during(shared: SharedState, network: Any, step: Step, page: Any, ac
     if len(found) > 1:
         first = replace(first, findings=tuple(f for v in found for f in v.findings))
     return first
+
+
+def _awaited(task: Any) -> Any:
+    """The abandoned call of a `RefusedMeanwhile` (a task: the async driver awaits it)."""
+    return task
 
 
 def _frame_actions(shared: SharedState, network: Any, observation: Observation) -> list[Any]:

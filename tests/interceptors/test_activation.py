@@ -8,6 +8,7 @@ benign twin, which must run). Real Chromium, `domain_allow: [app.test]`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -63,7 +64,7 @@ async def _mouse_click_frame(p: Any) -> None:
 
 
 async def _focus_frame_link_enter(p: Any) -> None:
-    await p.frame_locator("#t").locator("a").focus()
+    await p.frame_locator("#t").locator("a").focus(timeout=5000)  # (no link in a refused frame)
     await p.keyboard.press("Enter")
 
 
@@ -150,6 +151,8 @@ CASES = [
 ]  # fmt: skip
 
 IDS = [c.name for c in CASES]
+#: Cases whose evil twin frames a document of the refused host itself (not a link to it).
+FRAME_REFUSED_AT_LOAD = {"point_over_cross_origin_frame", "focus_in_cross_origin_frame_link"}
 LINK = '<a id="l" href="/plain.html?c=svg">{}</a>'
 
 
@@ -187,8 +190,23 @@ def _reached(site: LocalSite, host: str, case: str) -> list[RecordedRequest]:
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 async def test_off_site_activation_is_stopped(page: Page, site: LocalSite, case: Case) -> None:
-    guarded = Guard(ALLOW_APP, goal="Use the app.").wrap(page)
+    guard = Guard(ALLOW_APP, goal="Use the app.")
+    events: list[Any] = []
+    guard.subscribe(events.append)
+    guarded = guard.wrap(page)
     await guarded.goto(f"http://app.test/act/{case.name}-evil.html")
+    if case.name in FRAME_REFUSED_AT_LOAD:
+        # The framed document itself is on the refused host: the gate refuses it as the page
+        # loads (the page's own load, recorded, not raised at the agent: issue 29), so there is
+        # no framed link to activate; the agent's action finds nothing or does nothing there.
+        with contextlib.suppress(PlaywrightError):
+            await case.act(guarded)
+        await page.wait_for_timeout(300)
+        assert _reached(site, "evil.test", case.name) == []
+        assert page.url == f"http://app.test/act/{case.name}-evil.html"
+        assert any(e.kind == "network" and e.data.get("host") == "evil.test" and e.data.get("subframe")
+                   for e in events)  # fmt: skip
+        return
     with pytest.raises(GuardError) as caught:
         await case.act(guarded)
     await page.wait_for_timeout(300)
