@@ -94,6 +94,7 @@ class HttpChannel:
         self._frame: tuple[str, bytes, tuple[int, int] | None] | None = None
         self._closing = False
         self._available = True
+        self._losses = 0  # how many times the console was found gone
         self._link: ConsoleLink | None = None
         self._session = ""
         self._registered: set[str] = set()
@@ -168,9 +169,19 @@ class HttpChannel:
 
     # -- threads ------------------------------------------------------------------------
     def _lost(self) -> None:
-        self._available = False
+        with self._cond:
+            self._available = False
+            self._losses += 1
         if self._link is not None:
             self._link.channel_lost()
+
+    def _reached(self, losses_before: int) -> None:
+        """A request succeeded: the console is available again, unless it was found gone
+        while the request was in flight (a long poll the dying console ended is no sign
+        that it is back)."""
+        with self._cond:
+            if self._losses == losses_before:
+                self._available = True
 
     def _send_loop(self) -> None:
         backoff = 0.5
@@ -182,6 +193,7 @@ class HttpChannel:
                     return
                 batch = [self._events.popleft() for _ in range(min(_BATCH, len(self._events)))]
                 frame, self._frame = self._frame, None
+                losses = self._losses
             try:
                 for session in {e["session"] for e in batch} - self._registered:
                     self._post_json(
@@ -200,7 +212,8 @@ class HttpChannel:
                         content_type="image/jpeg",
                         headers=headers,
                     )
-                self._available, backoff = True, 0.5
+                self._reached(losses)
+                backoff = 0.5
             except ConsoleUnavailable:
                 self._lost()
                 if self._closing:
@@ -213,13 +226,15 @@ class HttpChannel:
     def _poll_loop(self) -> None:
         seq, backoff = 0, 0.5
         while not self._closing:
+            losses = self._losses
             try:
                 answer = self._request(
                     "GET",
                     f"/api/v{API_VERSION}/sessions/{self._session}/commands?after={seq}&wait={_POLL_WAIT:g}",
                     timeout=_POLL_WAIT + self.timeout,
                 )
-                self._available, backoff = True, 0.5
+                self._reached(losses)
+                backoff = 0.5
             except ConsoleUnavailable:
                 self._lost()
                 time.sleep(backoff)  # retry pacing for a console that went away
