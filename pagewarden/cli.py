@@ -242,6 +242,8 @@ def _read_steps(path: Path) -> tuple[list[dict], bool]:
             raise ValueError(f"line {number}: not JSON: {exc}") from None
         if not isinstance(item, dict):
             raise ValueError(f"line {number}: not a step or trace line")
+        if item.get("kind") == "refusal" and "step" not in item:
+            continue  # a refusal the agent was not told of: not a step (see refusal_record)
         record = item if "step" in item and "action" not in item else {"step": item}
         records.append({**record, "_line": number})
     return records, False

@@ -51,7 +51,8 @@ class TraceTail:
         if end < 0:
             return []
         self._offset += end + 1
-        return [json.loads(line) for line in data[:end].decode("utf-8").splitlines() if line.strip()]
+        lines = [json.loads(line) for line in data[:end].decode("utf-8").splitlines() if line.strip()]
+        return [line for line in lines if line.get("kind") != "refusal"]  # steps only
 
 
 @dataclass(slots=True)

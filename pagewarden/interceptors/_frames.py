@@ -5,15 +5,43 @@ an action waiting for a navigation the guard refused."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import threading
 import time
 from typing import Any
 
 __all__ = [
-    "FRAME_ACTION_TAIL", "REFUSAL_GRACE", "FrameActions", "RefusalSignal", "RefusedMeanwhile", "raced",
-    "subframe_urls",
+    "FRAME_ACTION_TAIL", "FRAME_OWN", "MONITORED", "REFUSAL_GRACE", "FrameActions", "RefusalSignal",
+    "RefusedMeanwhile", "raced", "record_unraised", "subframe_urls",
 ]  # fmt: skip
+
+#: why a frame's own refusal is not raised at the agent (a ``refusal`` trace line's ``why``)
+FRAME_OWN = (
+    "a frame inside the page loaded it as the page loaded or ran (an embed, a widget, an ad frame): "
+    "no action of the agent led there, so it is recorded, not raised"
+)
+#: why a refusal in monitor mode is not raised
+MONITORED = "monitor mode: refusals are reported, never raised (and the request was let through)"
+
+
+def record_unraised(guard: Any, refusal: Any, *, layer: str, why: str) -> None:
+    """Write the trace line of a refusal the agent is not told of (`refusal_record`): a frame's
+    own, or any in monitor mode. Nothing without a trace; a failing write is logged, never
+    raised (the refusal is a ``network`` event and a log line already)."""
+    trace = getattr(guard, "trace", None)
+    if trace is None:
+        return
+    from pagewarden.trace import refusal_record
+
+    try:
+        data = refusal.to_dict()
+        session = getattr(guard, "session_id", None)
+        after = getattr(getattr(guard, "session", None), "index", None) or None
+        record = refusal_record(data, guard.secrets, session=session, after_step=after, why=why, layer=layer)
+        trace.write_record(record)
+    except Exception as exc:  # noqa: BLE001 - a closed trace: the event and the log line remain
+        guard.log.warning("refusal_not_traced", error=f"{type(exc).__name__}: {exc}")
 
 
 def subframe_urls(page: Any) -> frozenset[str]:
@@ -107,21 +135,33 @@ REFUSAL_GRACE = 0.3
 class RefusedMeanwhile(Exception):
     """The agent's action was still waiting when the page's navigation was refused. `task`
     is the abandoned call, still running: when the refusal turns out to be a frame's own (the
-    proxy cannot always tell at once), the action is awaited after all."""
+    proxy cannot always tell at once), the action is waited for after all (`finish`)."""
 
     def __init__(self, url: str, task: asyncio.Future[Any] | None = None) -> None:
         super().__init__(url)
         self.task = task
+        #: under the sync API: waits for `task` on Playwright's loop and returns the API object
+        self.resume: Any = None
+
+    def finish(self) -> Any:
+        """The abandoned call's outcome: an awaitable under the async API, the value under the
+        sync API (the pipeline's drivers take either)."""
+        return self.resume() if self.resume is not None else self.task
 
 
 def raced(method: Any, signals: list[RefusalSignal]) -> Any:
-    """`method`, but under the async API its call ends `REFUSAL_GRACE` seconds after a refusal
-    of one of `signals` (raising `RefusedMeanwhile`) instead of waiting for a navigation that
-    will never come (a goto whose page moves itself to a refused host waits for a load that a
-    refused navigation never brings). The abandoned call goes on in the background and its
-    outcome is dropped. Under the sync API the call runs as it is."""
+    """`method`, but its call ends `REFUSAL_GRACE` seconds after a refusal of one of `signals`
+    (raising `RefusedMeanwhile`) instead of waiting for a navigation that will never come (a
+    goto whose page moves itself to a refused host waits for a load that a refused navigation
+    never brings). The abandoned call goes on in the background and its outcome is dropped
+    unless `RefusedMeanwhile.finish` asks for it. The same race under both APIs: the async
+    API's call is a coroutine raced as it is; a sync API call (a Playwright ``SyncBase``
+    method) is raced inside Playwright's own loop (`_sync_raced`)."""
     if not signals:
         return method
+    owner = getattr(method, "__self__", None)
+    if _playwright_sync(owner):
+        return _sync_raced(method, owner, signals)
 
     def call(*args: Any, **kwargs: Any) -> Any:
         value = method(*args, **kwargs)
@@ -131,6 +171,56 @@ def raced(method: Any, signals: list[RefusalSignal]) -> Any:
         return _race(task, signals)
 
     return call
+
+
+def _playwright_sync(owner: Any) -> bool:
+    """Whether `owner` is an object of Playwright's sync API (it runs each call through its
+    ``_sync``, which drives Playwright's loop in the dispatcher greenlet until the call ends)."""
+    return owner is not None and callable(getattr(owner, "_sync", None)) and hasattr(owner, "_impl_obj")
+
+
+def _sync_raced(method: Any, owner: Any, signals: list[RefusalSignal]) -> Any:
+    """A sync API `method` of `owner` whose call is raced like an async one: for the duration of
+    the call, `owner`'s ``_sync`` runs the call's coroutine (the one the sync method hands it,
+    with its arguments already translated) inside `_race` on Playwright's loop. Only the
+    method's own call is raced; other calls on `owner` meanwhile (an event handler's) are not."""
+    from playwright._impl._sync_base import mapping
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        original = owner._sync
+        state: dict[str, Any] = {}
+
+        def racing(awaitable: Any) -> Any:
+            if state:
+                return original(awaitable)
+            state["raced"] = True
+
+            async def run() -> Any:
+                task = asyncio.ensure_future(awaitable)
+                try:
+                    return await _race(task, signals)
+                except RefusedMeanwhile as refused:
+                    refused.resume = lambda: mapping.from_maybe_impl(original(_awaited(task)))
+                    raise
+
+            return original(run())
+
+        shadowed = "_sync" in vars(owner)
+        owner._sync = racing
+        try:
+            return method(*args, **kwargs)
+        finally:
+            if shadowed:
+                owner._sync = original
+            else:
+                with contextlib.suppress(AttributeError):
+                    del owner._sync
+
+    return call
+
+
+async def _awaited(task: asyncio.Future[Any]) -> Any:
+    return await task
 
 
 async def _race(task: asyncio.Future[Any], signals: list[RefusalSignal]) -> Any:

@@ -22,7 +22,8 @@ on (a frame or a popup stays blank), nothing reaches the refused host. A refused
 fails with ``net::ERR_BLOCKED_BY_CLIENT`` (as a content blocker's); a refused websocket is closed
 (1008) before it connects. Every refusal is a ``network`` event (``layer: "gate"``) and a
 ``network_refused`` log line; a navigation, a redirect hop or a websocket also makes the
-agent's next guarded call raise `ActionBlocked` naming it, as the network layer's refusals do,
+agent's running action (`signal`) or its next guarded call raise `ActionBlocked` naming it, as
+the network layer's refusals do (one a frame loads by itself is a ``refusal`` trace line instead),
 while a refused subresource is an event only (a page that keeps loading a third-party image
 must not make every action raise). In ``monitor`` mode refusals are reported only.
 
@@ -66,7 +67,7 @@ from pagewarden.interceptors._csp import (
     new_binding_name,
     violation_url,
 )
-from pagewarden.interceptors._frames import FrameActions, RefusalSignal
+from pagewarden.interceptors._frames import FRAME_OWN, MONITORED, FrameActions, RefusalSignal, record_unraised
 from pagewarden.interceptors._hops import HopGate, Steps, drive_hops_async, drive_hops_sync
 from pagewarden.observe._gather import Call
 from pagewarden.policies._egress import (
@@ -77,6 +78,7 @@ from pagewarden.policies._egress import (
     Refusal,
     refusals_verdict,
     reported_to_agent,
+    split_pending,
 )
 
 __all__ = ["NavigationGate", "gate_needed", "navigation_pattern", "pin_hosts"]
@@ -622,6 +624,10 @@ class NavigationGate:
         )  # fmt: skip
         if raised:
             self.signal.fire(refusal)
+        elif refusal.action in AGENT_ACTIONS:
+            # a frame's own, or monitor mode: recorded in the trace with why it was not raised
+            why = FRAME_OWN if self.enforce else MONITORED
+            record_unraised(self.guard, refusal, layer="gate", why=why)
 
     def _to_agent(self, refusal: Refusal) -> bool:
         """A tab's refusal (`reported_to_agent`), or a frame's while the agent acts in a frame."""
@@ -630,15 +636,19 @@ class NavigationGate:
         return reported_to_agent(refusal)
 
     # -- the agent's side -------------------------------------------------------------------
-    def has_pending(self) -> bool:
-        """Whether refusals wait to be reported to the agent."""
-        return bool(self._pending)
+    def has_pending(self, kinds: frozenset[str] | None = None) -> bool:
+        """Whether refusals (of `kinds` of action; None: any) wait to be reported to the agent."""
+        pending = self._pending
+        return bool(pending) if kinds is None else any(r.action in kinds for r in list(pending))
 
-    def pending_verdict(self, step: Any, during: str | None = None) -> Verdict | None:
+    def pending_verdict(
+        self, step: Any, during: str | None = None, kinds: frozenset[str] | None = None
+    ) -> Verdict | None:
         """The BLOCK for the refusals since the agent's last call (reported once), or None;
-        `during`: see `refusals_verdict`."""
+        `during`: see `refusals_verdict`; `kinds`: only refusals of these actions (the others
+        stay pending)."""
         with self._lock:
-            pending, self._pending = self._pending, []
+            pending, self._pending = split_pending(self._pending, kinds)
         return refusals_verdict(
             pending, step, mode=self.guard.mode, enforced=self.enforce, layer=LAYER, during=during
         )

@@ -57,6 +57,8 @@ _DOCUMENTS = {"urlPattern": "*", "resourceType": "Document", "requestStage": "Re
 #: worker scripts (dedicated, shared, service) and favicons: their responses get the gate's policy
 _WORKER_SCRIPTS = {"urlPattern": "*", "resourceType": "Other", "requestStage": "Response"}
 _PENDING = object()
+#: how many paused documents are remembered (to name a refused redirect hop's chain)
+_DOCUMENTS_KEPT = 256
 Steps = Generator[Call, Any, Any]
 
 
@@ -87,6 +89,8 @@ class HopGate:
         self._sessions: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         #: guarded contexts, per browser
         self._contexts: weakref.WeakKeyDictionary[Any, weakref.WeakSet[Any]] = weakref.WeakKeyDictionary()
+        #: the latest paused documents: DevTools request id -> (URL, the id it is a redirect hop of)
+        self._documents: dict[str, tuple[str, str | None]] = {}
 
     # -- installing -------------------------------------------------------------------------
     def patterns(self) -> list[dict[str, str]]:
@@ -173,6 +177,9 @@ class HopGate:
             yield from self._report(session, event)
             return
         refusal = self.judge(event)
+        via = self._hop_of(event)
+        if refusal is not None and via:
+            refusal = replace(refusal, via=via)
         if refusal is not None:
             try:
                 guarded = yield from self._guarded_frame(session, browser, str(event.get("frameId") or ""))
@@ -198,6 +205,23 @@ class HopGate:
             pass
         if refusal is not None:
             self.gate.refused(refusal)
+
+    def _hop_of(self, event: dict[str, Any]) -> tuple[str, ...]:
+        """Remember a paused document; the URLs whose redirects led to it (first one first)."""
+        if event.get("resourceType") != "Document":
+            return ()
+        request_id = str(event.get("requestId") or "")
+        previous = event.get("redirectedRequestId")
+        url = str((event.get("request") or {}).get("url") or "")
+        with self._lock:
+            if len(self._documents) >= _DOCUMENTS_KEPT:
+                self._documents.pop(next(iter(self._documents)))
+            self._documents[request_id] = (url, str(previous) if previous else None)
+            chain: list[str] = []
+            while previous and previous in self._documents and len(chain) < 20:
+                hop, previous = self._documents[previous]
+                chain.append(hop)
+        return tuple(reversed(chain))
 
     def _response(self, session: Any, browser: Any, event: dict[str, Any]) -> Steps:
         """A worker script's (or favicon's) response: in a guarded context it gets the gate's

@@ -791,10 +791,17 @@ def guarded_action(
             if during is None and isinstance(failure, RefusedMeanwhile) and failure.task is not None:
                 # the refusal that ended the wait was a frame's own (an embed loading: the
                 # proxy could not tell at once), not the agent's: the action goes on
-                result = yield Call(_awaited, (failure.task,))
+                result = yield Call(failure.finish)
             elif during is None:
                 raise failure
             elif verdict.decision is not Decision.BLOCK:
+                verdict = during
+        else:
+            # the action ran, but the page, a popup, a meta refresh or a download it set off was
+            # refused while it ran (under the proxy a refused navigation commits the refusal
+            # page, so the wait ends normally): the action fails with it now, not the next call
+            during = yield from _refused_during(shared, network, step, page, action, kinds=_LED_TO)
+            if during is not None and verdict.decision is not Decision.BLOCK:
                 verdict = during
     finally:
         for each in frame_actions:
@@ -814,21 +821,36 @@ def guarded_action(
 _NO_COOKIES = "http://round-trip.pagewarden.invalid/"
 
 
-def _refused_during(shared: SharedState, network: Any, step: Step, page: Any, action: Action) -> Pipeline:
+#: the refusals an action that ran fails with at once: where it led the page (a navigation, a
+#: redirect hop, a popup, a meta refresh, a download); the others (data the page sent, a
+#: websocket) are told at the next call, as before
+_LED_TO = frozenset({"navigation", "redirect", "download"})
+
+
+def _refused_during(
+    shared: SharedState,
+    network: Any,
+    step: Step,
+    page: Any,
+    action: Action,
+    kinds: frozenset[str] | None = None,
+) -> Pipeline:
     """The BLOCK for refusals the agent must hear of that happened while its action ran (the
     page, a popup or a redirect tried to leave the allowed sites), naming where the action
-    started from; None when there were none."""
+    started from; None when there were none. `kinds` (for an action that ran): only refusals
+    of these actions, and only those known to be a tab's (the others stay for the next call)."""
     start = action.value if action.kind in ("goto", "new_page") and action.value else step.observation.url
     verdicts: list[Verdict] = []
-    if network is not None and network.has_pending():
+    if network is not None and network.has_pending(kinds):
         if page is not None:
             with contextlib.suppress(Exception):  # see the check before the action
                 yield Call(page.context.cookies, ([_NO_COOKIES],))
         frames = subframe_urls(page) if page is not None else frozenset()
-        verdicts.append(network.pending_verdict(step, frames, during=start))
+        tabs_only = kinds is not None
+        verdicts.append(network.pending_verdict(step, frames, during=start, kinds=kinds, tabs_only=tabs_only))
     gate = shared.built_gate
-    if gate is not None and gate.has_pending():
-        verdicts.append(gate.pending_verdict(step, during=start))
+    if gate is not None and gate.has_pending(kinds):
+        verdicts.append(gate.pending_verdict(step, during=start, kinds=kinds))
     found = [v for v in verdicts if v is not None]
     if not found:
         return None
@@ -836,11 +858,6 @@ def _refused_during(shared: SharedState, network: Any, step: Step, page: Any, ac
     if len(found) > 1:
         first = replace(first, findings=tuple(f for v in found for f in v.findings))
     return first
-
-
-def _awaited(task: Any) -> Any:
-    """The abandoned call of a `RefusedMeanwhile` (a task: the async driver awaits it)."""
-    return task
 
 
 def _frame_actions(shared: SharedState, network: Any, observation: Observation) -> list[Any]:

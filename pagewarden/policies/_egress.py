@@ -36,7 +36,7 @@ from pagewarden.policies.rules.urls import Destination, UrlPattern
 
 __all__ = [
     "AGENT_ACTIONS", "NETWORK_POLICY", "REFUSALS_KEPT", "EgressRules", "Refusal", "RefusalSink",
-    "refusals_verdict", "reported_to_agent",
+    "refusals_verdict", "reported_to_agent", "split_pending",
 ]  # fmt: skip
 
 #: The policy id of the network layer's own refusals (strict mode, hostless requests).
@@ -56,7 +56,8 @@ class Refusal:
     ``policy_id`` the policy it comes from (``PW-NETWORK`` for the network layer's own).
     ``subframe``: the request belongs to a frame inside a page (an embed, a widget, an ad
     frame), not to a tab's top document; no action of the agent leads there, so the refusal is
-    recorded and never raised at the agent (see `reported_to_agent`).
+    recorded and never raised at the agent (see `reported_to_agent`). ``via``: the URLs whose
+    redirects led to ``url``, first one first, where the layer saw them (empty: none known).
     """
 
     action: str
@@ -69,6 +70,7 @@ class Refusal:
     tab: str | None = None
     ts: float = field(default_factory=time.time)
     subframe: bool = False
+    via: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (the ``data`` of a ``network`` guard event)."""
@@ -92,6 +94,17 @@ def reported_to_agent(refusal: Refusal) -> bool:
     leads there, nothing reached the refused host, and raising them at the agent's next,
     unrelated action would teach it to ignore blocks."""
     return refusal.action in AGENT_ACTIONS and not refusal.subframe
+
+
+def split_pending(
+    pending: list[Refusal], kinds: frozenset[str] | None
+) -> tuple[list[Refusal], list[Refusal]]:
+    """(taken, kept): the refusals of `pending` whose action is one of `kinds` (all when None),
+    and the others, which stay pending."""
+    if kinds is None:
+        return pending, []
+    taken = [r for r in pending if r.action in kinds]
+    return taken, [r for r in pending if r.action not in kinds]
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,17 +266,19 @@ def refusals_verdict(
 
     def finding(r: Refusal) -> Finding:
         evidence: dict[str, Any] = {"url": r.url, "host": r.host, "rule": r.rule, "action": r.action}
+        guidance = LEAVE_GUIDANCE if r.action in ("navigation", "redirect") else (
+            "The page tried to go or send data somewhere no judged action leads. Do not "
+            "follow it; continue with the user's goal on the pages you chose, or tell the user."
+        )
         if during is None:
             when = "after your last action the browser tried"
-            guidance = LEAVE_GUIDANCE if r.action in ("navigation", "redirect") else (
-                "The page tried to go or send data somewhere no judged action leads. Do not "
-                "follow it; continue with the user's goal on the pages you chose, or tell the user."
-            )
+            if r.via:
+                evidence["chain"] = [*r.via, r.url]
         else:
-            chain = [u for u in (during, r.url) if u]
+            hops = [u for u in r.via if u and u != during]
+            chain = [u for u in (during, *hops, r.url) if u]
             evidence["chain"] = chain
             when = f"during this action ({' -> '.join(u[:120] for u in chain)}) the page tried"
-            guidance = LEAVE_GUIDANCE
         return Finding(
             policy_id=r.policy_id,
             rule=f"network:{r.rule}",

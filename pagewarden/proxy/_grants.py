@@ -20,8 +20,10 @@ tab B, and a site tab A reached does not open it to tab B. Requests of a page no
 
 Otherwise it refuses it with the 403 page (policy ``PW-NETWORK``, rule ``grant``): a page's
 own ``location = …``, ``window.open(…)`` from a click handler, ``form.submit()`` or
-meta refresh to a site no judged action led to. The refusal is a ``network`` event and the
-agent's next guarded call raises `ActionBlocked` naming it (`NetworkSession.pending_verdict`).
+meta refresh to a site no judged action led to. The refusal is a ``network`` event, and the
+agent's action then running (`signal`), or else its next guarded call, raises `ActionBlocked`
+naming it (`NetworkSession.pending_verdict`). A refusal that is not raised (a frame's own,
+monitor mode) is a ``refusal`` line in the trace (`record_unraised`).
 In ``monitor`` mode the guard's grants are recorded, and navigations without one are reported,
 not refused.
 """
@@ -31,20 +33,33 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+import weakref
 from collections import deque
+from dataclasses import replace
 from typing import Any
 
 from mitmproxy import http
 
 from pagewarden._url import parse_url, registrable_domain, resolve_url
 from pagewarden.guard._verdict import Verdict
-from pagewarden.interceptors._frames import FrameActions, RefusalSignal
-from pagewarden.policies._egress import AGENT_ACTIONS, REFUSALS_KEPT, refusals_verdict, reported_to_agent
+from pagewarden.interceptors._frames import FRAME_OWN, MONITORED, FrameActions, RefusalSignal, record_unraised
+from pagewarden.policies._egress import (
+    AGENT_ACTIONS,
+    REFUSALS_KEPT,
+    refusals_verdict,
+    reported_to_agent,
+    split_pending,
+)
 from pagewarden.proxy._egress import NETWORK_POLICY, is_navigation, refuse_flow
 from pagewarden.proxy._refusal import Refusal
 from pagewarden.proxy._tokens import new_token
 
 __all__ = ["NavigationGrants", "NetworkSession", "site_of"]
+
+#: how many redirect hops a session remembers (to name a refused redirect's chain)
+_HOPS_KEPT = 256
+#: how long a redirect counts as a hop of a chain that a refusal names
+_HOP_SECONDS = 10.0
 
 
 
@@ -98,8 +113,11 @@ class NetworkSession:
         #: the latest documents frames inside pages, and tabs' top documents, committed
         self._frame_urls: deque[str] = deque(maxlen=256)
         self._top_urls: deque[str] = deque(maxlen=256)
+        self._watched: weakref.WeakSet[Any] = weakref.WeakSet()
         #: the index of the guarded step that ran last (flows are linked to it)
         self.current_step: int | None = None
+        #: redirect target -> (the URL that redirected there, when): the latest navigations' hops
+        self._hops: dict[str, tuple[str, float]] = {}
 
     @property
     def enforce(self) -> bool:
@@ -184,30 +202,45 @@ class NetworkSession:
             if site:
                 self._sites.setdefault(tab, set()).add(site)
 
-    def has_pending(self) -> bool:
-        """Whether refusals wait to be reported to the agent."""
-        return bool(self._pending)
+    def has_pending(self, kinds: frozenset[str] | None = None) -> bool:
+        """Whether refusals (of `kinds` of action; None: any) wait to be reported to the agent."""
+        pending = self._pending
+        return bool(pending) if kinds is None else any(r.action in kinds for r in list(pending))
 
     def watch_frames(self, page: Any) -> None:
-        """Note which frame each navigation request of `page` belongs to (Playwright's request
-        events): over plain HTTP the browser sends no ``Sec-Fetch-Dest``, so the proxy cannot
-        tell a frame's navigation from a tab's; a refusal whose URL only a frame inside a page
-        asked for was that frame's."""
+        """Note which frame each navigation request of `page`'s context belongs to (Playwright's
+        request events, popups' too): over plain HTTP the browser sends no ``Sec-Fetch-Dest``, so
+        the proxy cannot tell a frame's navigation from a tab's; a refusal whose URL only a frame
+        inside a page asked for was that frame's, one only a tab's top document asked for was
+        the tab's."""
         with contextlib.suppress(Exception):  # a closed page: nothing to watch
-            page.on("request", self._requested)
+            context = page.context
+            if context in self._watched:
+                return
+            context.on("request", self._requested)
+            self._watched.add(context)
 
     def _requested(self, request: Any) -> None:
         try:
             if not request.is_navigation_request():
                 return
-            url, inner = str(request.url), request.frame.parent_frame is not None
-        except Exception:  # noqa: BLE001 - a popup's first request, a frame detached meanwhile
+            url = str(request.url)
+        except Exception:  # noqa: BLE001 - a request gone meanwhile
             return
+        try:
+            inner = request.frame.parent_frame is not None
+        except Exception:  # noqa: BLE001 - a popup's first request (its frame is not made yet): a tab's
+            inner = False
         with self._lock:
             (self._frame_urls if inner else self._top_urls).append(url)
 
     def pending_verdict(
-        self, step: Any, frame_urls: frozenset[str] = frozenset(), during: str | None = None
+        self,
+        step: Any,
+        frame_urls: frozenset[str] = frozenset(),
+        during: str | None = None,
+        kinds: frozenset[str] | None = None,
+        tabs_only: bool = False,
     ) -> Verdict | None:
         """A BLOCK verdict for the refusals since the agent's last call (taken: reported
         once), or None. The step is the agent's next action, which then does not run.
@@ -216,12 +249,23 @@ class NetworkSession:
         document does (`subframe_urls`). A refused navigation commits the refusal page at its
         own URL, so a refusal whose URL one of them shows was a page's own frame's (an embed,
         an ad frame: the proxy cannot tell frames apart where the browser sends no
-        ``Sec-Fetch-Dest``): recorded, not raised."""
+        ``Sec-Fetch-Dest``): recorded, not raised. `kinds`: only refusals of these actions (the
+        others stay pending). `tabs_only`: of navigations, only those the browser's own request
+        events show a tab's top document (or a popup) asked for; the others stay pending until
+        the evidence is in (an action that ran is not failed on a guess)."""
         with self._lock:
-            pending, self._pending = self._pending, []
-            framed = (set(frame_urls) | set(self._frame_urls)) - set(self._top_urls)
+            pending, self._pending = split_pending(self._pending, kinds)
+            tops = set(self._top_urls)
+            framed = (set(frame_urls) | set(self._frame_urls)) - tops
+            if tabs_only:
+                unknown = [r for r in pending if r.action == "navigation" and r.url not in tops]
+                self._pending = unknown + self._pending
+                pending = [r for r in pending if r not in unknown]
         if not self.frame_actions.active():
-            pending = [r for r in pending if r.action != "navigation" or r.url not in framed]
+            frames = [r for r in pending if r.action == "navigation" and r.url in framed]
+            pending = [r for r in pending if r not in frames]
+            for refusal in frames:  # told only now (over plain HTTP the browser does not say)
+                record_unraised(self.guard, refusal, layer="network", why=FRAME_OWN)
         return refusals_verdict(
             pending, step, mode=getattr(self.guard, "mode", "enforce"), enforced=self.enforce, during=during
         )
@@ -244,18 +288,37 @@ class NetworkSession:
                 return True
         return False
 
-    def follow_redirect(self, location: str, tab: str | None = None) -> None:
-        """A let-through navigation of `tab` answered with a redirect: its target is part of it."""
+    def follow_redirect(self, location: str, tab: str | None = None, source: str | None = None) -> None:
+        """A let-through navigation of `tab` (to `source`) answered with a redirect: its target
+        is part of it (and `source` a hop of the chain a refusal of it names)."""
         site = site_of(location)
-        if site:
-            with self._lock:
+        with self._lock:
+            if source:
+                if len(self._hops) >= _HOPS_KEPT:
+                    self._hops.pop(next(iter(self._hops)))
+                self._hops[location] = (source, time.monotonic())
+            if site:
                 pool = self._grants.setdefault(tab, {})
                 pool[site] = max(time.monotonic() + 10.0, pool.get(site, 0.0))
+
+    def _via(self, url: str) -> tuple[str, ...]:
+        """The redirect hops that led to `url` in the last `_HOP_SECONDS` (first one first; call
+        with the lock held)."""
+        chain: list[str] = []
+        since = time.monotonic() - _HOP_SECONDS
+        while url in self._hops and len(chain) < 20:
+            url, when = self._hops[url]
+            if when < since or url in chain:
+                break
+            chain.append(url)
+        return tuple(reversed(chain))
 
     def refused(self, refusal: Refusal) -> None:
         """Record a refusal of this session: a ``network`` event of the guard, a log line, and
         (for navigations, websockets and exfiltration) a verdict for the agent's next call."""
         with self._lock:
+            if refusal.action == "navigation" and not refusal.via:
+                refusal = replace(refusal, via=self._via(refusal.url))
             self.refusals.append(refusal)
             ours = refusal.subframe and refusal.action in AGENT_ACTIONS and self.frame_actions.active()
             raised = (ours or reported_to_agent(refusal)) and self.enforce
@@ -268,6 +331,10 @@ class NetworkSession:
         self.guard.log.info("network_refused", **fields)
         if raised:
             self.signal.fire(refusal)
+        elif refusal.action in AGENT_ACTIONS:
+            # a frame's own, or monitor mode: recorded in the trace with why it was not raised
+            why = FRAME_OWN if self.enforce else MONITORED
+            record_unraised(self.guard, refusal, layer="network", why=why)
 
 
 class NavigationGrants:
@@ -315,4 +382,4 @@ class NavigationGrants:
             session = self._session(flow)
             if session is not None:
                 location = resolve_url(flow.response.headers["location"], flow.request.url)
-                session.follow_redirect(location, flow.metadata.get("pagewarden_tab"))
+                session.follow_redirect(location, flow.metadata.get("pagewarden_tab"), flow.request.url)

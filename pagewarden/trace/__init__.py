@@ -9,7 +9,15 @@ from pagewarden.trace._redact import (
     redacted_verdict,
     step_redactor,
 )
-from pagewarden.trace._writer import TraceRecord, TraceWriter, read_trace, redact_step_data, trace_record
+from pagewarden.trace._writer import (
+    TraceRecord,
+    TraceWriter,
+    is_step_line,
+    read_trace,
+    redact_step_data,
+    refusal_record,
+    trace_record,
+)
 
 __all__ = [
     "PASSWORD_MASK",
@@ -18,12 +26,14 @@ __all__ = [
     "configure_logging",
     "get_logger",
     "global_secrets",
+    "is_step_line",
     "password_values",
     "read_trace",
     "redact_step_data",
     "redact_tree",
     "redacted_step_data",
     "redacted_verdict",
+    "refusal_record",
     "step_redactor",
     "trace_record",
 ]

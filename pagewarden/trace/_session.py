@@ -30,7 +30,7 @@ import yaml
 
 from pagewarden._version import __version__
 from pagewarden.trace._redact import redact_tree, step_redactor
-from pagewarden.trace._writer import TRACE_FORMAT_VERSION, TraceWriter
+from pagewarden.trace._writer import TRACE_FORMAT_VERSION, TraceWriter, is_step_line
 
 __all__ = [
     "SESSION_FORMAT",
@@ -249,6 +249,8 @@ def read_records(path: Path) -> list[dict[str, Any]]:
             raw = json.loads(line)
         except json.JSONDecodeError as exc:
             raise SessionFormatError(f"{path}:{number}: not JSON: {exc.msg}") from None
+        if not is_step_line(raw):
+            continue  # a refusal recorded, not raised: not a step
         if not isinstance(raw, dict) or not isinstance(raw.get("step"), dict):
             raise SessionFormatError(f"{path}:{number}: not a trace line (no 'step' object)")
         version = raw.get("v", TRACE_FORMAT_VERSION)

@@ -21,6 +21,7 @@ __all__ = [
     "TraceWriter",
     "read_trace",
     "redact_step_data",
+    "refusal_record",
     "trace_record",
 ]
 
@@ -54,7 +55,7 @@ def trace_record(
     redact = step_redactor(step, secrets)
     record: dict[str, Any] = {
         "v": TRACE_FORMAT_VERSION,
-        "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z",
+        "ts": _now(),
         "session": step.session,
         "index": step.index,
         "step": redacted_step_data(step, secrets, redact),
@@ -65,6 +66,48 @@ def trace_record(
     if screenshot:
         record["screenshot"] = screenshot
     return record
+
+
+#: the fields of a refusal a ``refusal`` trace line keeps
+_REFUSAL_FIELDS = ("action", "url", "host", "rule", "policy_id", "reason", "method", "subframe")
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z"
+
+
+def refusal_record(
+    refusal: dict[str, Any],
+    secrets: SecretRegistry,
+    *,
+    session: str | None,
+    after_step: int | None,
+    why: str,
+    layer: str,
+) -> dict[str, Any]:
+    """The trace line (``"kind": "refusal"``) for a refusal that was recorded and not raised at
+    the agent (a frame inside a page loading a refused embed, monitor mode): what was refused,
+    by which `layer` (``gate`` or ``network``), after which step, and `why` the agent was not
+    told. Redacted like a step. Refusals the agent hears of are the step that raised them."""
+    redact = step_redactor(None, secrets)
+    data = {k: refusal[k] for k in _REFUSAL_FIELDS if k in refusal}
+    return {
+        "v": TRACE_FORMAT_VERSION,
+        "ts": _now(),
+        "kind": "refusal",
+        "session": session,
+        "after_step": after_step,
+        "raised": False,
+        "why": why,
+        "layer": layer,
+        "refusal": redact_tree(data, redact),
+    }
+
+
+def is_step_line(raw: Any) -> bool:
+    """Whether a parsed trace line is a step's (a ``refusal`` line is not: readers of steps skip
+    it)."""
+    return not (isinstance(raw, dict) and raw.get("kind") == "refusal" and "step" not in raw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,13 +169,16 @@ class TraceWriter:
 
 
 def read_trace(path: str | Path) -> Iterator[TraceRecord]:
-    """Parse a trace file line by line; a malformed line raises ValueError with its number."""
+    """Parse a trace file's steps line by line (``refusal`` lines are skipped: see
+    `refusal_record`); a malformed line raises ValueError with its number."""
     with Path(path).open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
                 raw = json.loads(line)
+                if not is_step_line(raw):
+                    continue
                 yield TraceRecord(
                     step=Step.from_dict(raw["step"]),
                     verdict=Verdict.from_dict(raw["verdict"]),

@@ -19,6 +19,7 @@ from pagewarden.guard._exceptions import GuardError
 from pagewarden.interceptors._gate import navigation_pattern
 from pagewarden.policies._egress import EgressRules
 from pagewarden.testing import LocalSite, Response
+from tests.heard import heard
 
 
 def _policies(*rules: dict[str, Any]) -> PolicySet:
@@ -136,16 +137,20 @@ async def test_refused_navigation_never_leaves_and_the_agent_hears_once(
     guarded = guard.wrap(page)
     dest = f"http://evil.test/plain.html?c=gate-{kind}"
     await guarded.goto(_serve(site, kind, dest))
-    await guarded.click("#t")  # a same-site button or link: allowed
+    # a same-site button or link: allowed; the agent hears of the refusal it set off: the click
+    # fails with it (it came while the click ran), or the next call
+    async def next_call() -> None:
+        await _settle(page)
+        await guarded.hover("body")
+
+    blocked = await heard(lambda: guarded.click("#t"), next_call)
     await _settle(page)
     assert [r for r in site.requests_to("evil.test") if r.query.get("c") == [f"gate-{kind}"]] == []
     assert all(not p.url.startswith("http://evil.test") for p in page.context.pages)
-    with pytest.raises(ActionBlocked) as caught:
-        await guarded.hover("body")
-    finding = caught.value.verdict.findings[0]
+    finding = blocked.verdict.findings[0]
     assert (finding.policy_id, finding.rule) == ("T-0", "network:domain_allow")
-    assert "evil.test" in caught.value.verdict.explanation
-    assert "navigation gate" in caught.value.verdict.explanation
+    assert "evil.test" in blocked.verdict.explanation
+    assert "navigation gate" in blocked.verdict.explanation
     assert any(e.kind == "network" and e.data.get("host") == "evil.test" for e in events)
     await guarded.goto("http://app.test/plain.html")  # heard once: the next action runs
 
@@ -201,12 +206,13 @@ async def test_url_deny_on_the_same_site_is_refused(page: Page, site: LocalSite)
     site.route("app.test", "/gate-denied", lambda _r: Response("denied page"))
     site.route("app.test", "/gate-fine", lambda _r: Response("fine page"))
     await guarded.goto(_serve(site, "script_after_click", "/gate-denied?c=1"))
-    await guarded.click("#t")
-    await _settle(page, 500)
-    assert site.requests_to("app.test", "/gate-denied") == []
-    with pytest.raises(ActionBlocked) as caught:
+    async def next_call() -> None:
+        await _settle(page, 500)
         await guarded.hover("#t")
-    assert caught.value.verdict.findings[0].rule == "network:url_deny"
+
+    blocked = await heard(lambda: guarded.click("#t"), next_call)
+    assert site.requests_to("app.test", "/gate-denied") == []
+    assert blocked.verdict.findings[0].rule == "network:url_deny"
     await guarded.goto(_serve(site, "script_after_click", "/gate-fine?c=1"))
     async with page.expect_navigation():
         await guarded.click("#t")
@@ -292,8 +298,9 @@ async def test_page_loaded_before_the_wrap_is_gated_too(page: Page, site: LocalS
     """An agent attached to a running page: the gate routes the page's context at wrap time."""
     await page.goto(_serve(site, "open", "http://evil.test/plain.html?c=gate-before-wrap"))
     guarded = Guard(APP_AND_OTHER, goal="Use the app.").wrap(page)
-    await guarded.click("#t")
-    await _settle(page)
-    assert [r for r in site.requests_to("evil.test") if r.query.get("c") == ["gate-before-wrap"]] == []
-    with pytest.raises(ActionBlocked):
+    async def next_call() -> None:
+        await _settle(page)
         await guarded.hover("#t")
+
+    await heard(lambda: guarded.click("#t"), next_call)
+    assert [r for r in site.requests_to("evil.test") if r.query.get("c") == ["gate-before-wrap"]] == []

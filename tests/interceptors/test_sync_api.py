@@ -13,6 +13,7 @@ from pagewarden._browser import chromium_launch_options
 from pagewarden.interceptors import Guarded
 from pagewarden.sync_api import ActionBlocked, ApprovalRequired, Guard
 from pagewarden.testing import LocalSite
+from tests.heard import heard_sync
 
 from .test_actions import DANGER
 
@@ -105,17 +106,17 @@ def test_sync_injection_is_blocked(sync_page: Page, tmp_path: Path) -> None:
 
 def test_sync_navigation_gate_refuses_a_popup_off_the_allow_list(sync_page: Page, site: LocalSite) -> None:
     """The gate's route handler under the sync API: a popup a click handler opens to a host the
-    policies refuse never loads; the agent hears of it at its next call; an allowed one loads."""
+    policies refuse never loads; the agent hears of it (the click fails with it, or the next
+    call); an allowed one loads."""
     from .test_navigation_gate import APP_AND_OTHER, _serve
 
     page = Guard(APP_AND_OTHER, goal="Use the app.").wrap(sync_page)
     page.goto(_serve(site, "open", "http://evil.test/plain.html?c=gate-sync"))
-    page.click("#t")
+    later = page.unwrap().wait_for_timeout
+    blocked = heard_sync(lambda: page.click("#t"), lambda: (later(700), page.hover("#t")))
     page.unwrap().wait_for_timeout(700)
     assert [r for r in site.requests_to("evil.test") if r.query.get("c") == ["gate-sync"]] == []
-    with pytest.raises(ActionBlocked) as caught:
-        page.hover("#t")
-    assert caught.value.verdict.findings[0].rule == "network:domain_allow"
+    assert blocked.verdict.findings[0].rule == "network:domain_allow"
     page.goto(_serve(site, "open", "http://other.test/plain.html?c=gate-sync-twin"))
     with page.unwrap().context.expect_page() as popup:
         page.click("#t")

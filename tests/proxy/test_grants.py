@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from pagewarden.guard import GuardEvent
 from pagewarden.proxy._grants import NetworkSession
 from pagewarden.sync_api import launch as launch_sync
 from pagewarden.testing import LocalSite
+from tests.heard import heard, heard_sync
 
 pytestmark = pytest.mark.browser
 
@@ -29,13 +31,21 @@ async def test_page_initiated_cross_site_navigation_is_refused_and_reported(
     guard.subscribe(events.append)
     async with launch(guard, proxy=True, host_map={"*.test": netsite.port}) as page:
         await page.goto("http://site.test/grants.html")
-        await page.click(button)  # allowed: a same-site button; its handler leaves by itself
-        await page.wait_for_url(url)
-        assert "PW-NETWORK" in await page.content()
-        with pytest.raises(ActionBlocked) as blocked:
-            await page.go_back()
-        assert list(blocked.value.verdict.violated_policy_ids) == ["PW-NETWORK"]
-        assert "evil.test" in blocked.value.verdict.explanation
+        # allowed: a same-site button; its handler leaves by itself. The agent hears of it: the
+        # click fails with it (it came while the click ran), or the next call does not run
+        async def refused_page() -> None:
+            await page.wait_for_url(url)
+            assert "PW-NETWORK" in await page.content()
+
+        async def click() -> None:
+            try:
+                await page.click(button)
+            finally:
+                await refused_page()
+
+        blocked = await heard(click, page.go_back)
+        assert list(blocked.verdict.violated_policy_ids) == ["PW-NETWORK"]
+        assert "evil.test" in blocked.verdict.explanation
         await page.go_back()  # heard once: the next call runs
         assert page.url == "http://site.test/grants.html"
     assert netsite.requests_to("evil.test") == []
@@ -51,12 +61,19 @@ async def test_window_open_from_a_click_handler_is_refused(netsite: LocalSite) -
     async with launch(proxy=True, host_map={"*.test": netsite.port}) as page:
         await page.goto("http://site.test/grants.html")
         async with page.context.expect_page() as opened:
-            await page.click("#open")
+            during = None
+            try:
+                await page.click("#open")
+            except ActionBlocked as exc:  # it came while the click ran: the click fails with it
+                during = exc
         popup = await opened.value
         await popup.wait_for_load_state()
         assert "Blocked by pagewarden" in await popup.title()
-        with pytest.raises(ActionBlocked):
-            await page.click("#same")
+        if during is None:  # else the next call hears of it
+            with pytest.raises(ActionBlocked):
+                await page.click("#same")
+        else:
+            assert "evil.test" in during.verdict.explanation
     assert netsite.requests_to("evil.test") == []
 
 
@@ -76,10 +93,11 @@ async def test_judged_navigations_and_same_site_scripts_pass(netsite: LocalSite)
 def test_grants_under_the_sync_api(netsite: LocalSite) -> None:
     with launch_sync(proxy=True, host_map={"*.test": netsite.port}) as page:
         page.goto("http://site.test/grants.html")
-        page.click("#jsnav")
+        heard_sync(
+            lambda: page.click("#jsnav"),
+            lambda: (page.wait_for_url("http://evil.test/landing"), page.click("#same")),
+        )
         page.wait_for_url("http://evil.test/landing")
-        with pytest.raises(ActionBlocked):
-            page.click("#same")
         page.go_back()
         page.click("#other")
         page.wait_for_url("http://other.test/")
@@ -98,6 +116,12 @@ TAB_PAGE = """<!doctype html><title>Tab</title>
 <button id="leave" onclick="location.href='http://other.test/landing'">Refresh</button>"""
 
 
+async def _after_refusal(tab: Any) -> None:
+    """The agent's next call after the refusal page committed in `tab` (going back)."""
+    await tab.wait_for_url("http://other.test/landing")
+    await tab.go_back()
+
+
 async def test_a_grant_of_one_tab_is_no_use_to_another(netsite: LocalSite) -> None:
     """Grants are per tab: tab A's judged link to other.test (which its page cancels, so the
     grant is still live) and tab A's visit there do not let tab B's own script go there."""
@@ -109,19 +133,18 @@ async def test_a_grant_of_one_tab_is_no_use_to_another(netsite: LocalSite) -> No
         tab_b = await tab_a.context.new_page()
         await tab_b.goto("http://site.test/tab.html")
         await tab_a.click("#held")  # judged: a link to other.test → a live grant for tab A
-        await tab_b.click("#leave")  # allowed same-site button; its handler leaves by itself
+        # an allowed same-site button; its handler leaves by itself: the click fails with the
+        # refusal, or the next call does
+        blocked = await heard(lambda: tab_b.click("#leave"), lambda: _after_refusal(tab_b))
+        assert "other.test" in blocked.verdict.explanation
         await tab_b.wait_for_url("http://other.test/landing")
         assert "Blocked by pagewarden" in await tab_b.title()
-        with pytest.raises(ActionBlocked) as blocked:
-            await tab_b.go_back()
-        assert "other.test" in blocked.value.verdict.explanation
         await tab_b.go_back()
         await tab_a.goto("http://other.test/")  # tab A goes there (judged)
-        await tab_b.click("#leave")  # still refused in tab B: tab A's reached sites are its own
+        # still refused in tab B: tab A's reached sites are its own
+        await heard(lambda: tab_b.click("#leave"), lambda: _after_refusal(tab_b))
         await tab_b.wait_for_url("http://other.test/landing")
         assert "Blocked by pagewarden" in await tab_b.title()
-        with pytest.raises(ActionBlocked):
-            await tab_b.go_back()
         await tab_b.go_back()
     landing = [r for r in netsite.requests_to("other.test") if r.path == "/landing"]
     assert landing == []  # neither of tab B's attempts reached the server

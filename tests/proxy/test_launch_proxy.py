@@ -14,6 +14,7 @@ from pagewarden.proxy import _session as session_module
 from pagewarden.proxy._session import verify_enforcing
 from pagewarden.sync_api import launch as launch_sync
 from pagewarden.testing import LocalSite
+from tests.heard import heard, heard_sync
 from tests.proxy.conftest import policies
 
 pytestmark = pytest.mark.browser
@@ -29,7 +30,13 @@ async def test_launch_with_proxy_enforces_what_the_page_does_by_itself(netsite: 
     ) as page:
         await page.goto("http://site.test/")
         assert await page.title() == "Site"
-        await page.goto("http://site.test/script-redirect.html")  # the page leaves by itself
+        # the page leaves by itself: the goto fails with the refusal (or the next call does)
+        async def next_call() -> None:
+            await page.wait_for_url("http://evil.test/script")
+            await page.hover("body")
+
+        blocked = await heard(lambda: page.goto("http://site.test/script-redirect.html"), next_call)
+        assert "evil.test" in blocked.verdict.explanation
         await page.wait_for_url("http://evil.test/script")
         assert "Blocked by pagewarden" in await page.title()
     assert netsite.requests_to("evil.test") == []
@@ -74,7 +81,12 @@ def test_launch_sync_with_proxy(netsite: LocalSite) -> None:
     with launch_sync(
         proxy=True, host_map={"*.test": netsite.port}, policies=policies({"domain_deny": ["evil.test"]})
     ) as page:
-        page.goto("http://site.test/meta.html")
+        # a meta refresh to a refused host: the goto fails with the refusal, or the next call does
+        def next_call() -> None:
+            page.wait_for_url("http://evil.test/meta")
+            page.hover("body")
+
+        heard_sync(lambda: page.goto("http://site.test/meta.html"), next_call)
         page.wait_for_url("http://evil.test/meta")
         assert "P-NET" in page.content()
     assert netsite.requests_to("evil.test") == []
