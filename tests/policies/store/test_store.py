@@ -15,7 +15,7 @@ from pagewarden.guard import Decision, Guard
 from pagewarden.policies import PolicySet, Reference
 from pagewarden.policies.store import PolicyStore, StoreError
 from tests.policies.extract.handbooks import MARKDOWN
-from tests.policies.rulekit import act
+from tests.rules.rulekit import act
 from tests.policies.store.workers import policy
 
 
