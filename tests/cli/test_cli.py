@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from pagewarden import Action, ElementFacts, Observation, Step, __version__
-
-from .policies.test_policy_files import GOOD
+from tests.policies.test_policy_files import GOOD
 
 EXE = str(Path(sys.executable).parent / "pagewarden")
 

@@ -22,7 +22,6 @@ from pagewarden.policies import (
 )
 from pagewarden.policies._rules_schema import _RULE_MODELS, SequenceStep
 from pagewarden.steps import Observation
-
 from tests.rules.rulekit import act, button, decision, guard, policy
 
 HEADER = "version: 1\npolicies:\n"
