@@ -52,7 +52,7 @@ from pagewarden.judge import (
 )
 from pagewarden.llm import Fence, LLMError
 from pagewarden.policies import Policy
-from pagewarden.policies.rules import goal_supports_text, goal_supports_url
+from pagewarden.rules import goal_supports_text, goal_supports_url
 from pagewarden.secrets import SecretRegistry
 from pagewarden.steps import Consequence, Decision, Finding, Step, Verdict
 from pagewarden.trace import redact_value

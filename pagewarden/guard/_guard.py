@@ -24,7 +24,7 @@ from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardE
 from pagewarden.guard._risk import Thresholds, decide
 from pagewarden.guard._session import SessionState
 from pagewarden.policies import ACTION_KINDS, Policy, PolicySet, baseline_policies
-from pagewarden.policies.rules import RuleBook, RuleContext
+from pagewarden.rules import RuleBook, RuleContext
 from pagewarden.secrets import MIN_SECRET_LENGTH, Secret, SecretRegistry, credentials_in_text
 from pagewarden.steps import (
     Action,

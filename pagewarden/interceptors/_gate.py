@@ -69,7 +69,7 @@ from pagewarden.interceptors._csp import (
 from pagewarden.interceptors._frames import FrameActions, RefusalSignal
 from pagewarden.interceptors._hops import HopGate, Steps, drive_hops_async, drive_hops_sync
 from pagewarden.observe import Call
-from pagewarden.policies import (
+from pagewarden.rules import (
     AGENT_ACTIONS,
     NETWORK_POLICY,
     REFUSALS_KEPT,
