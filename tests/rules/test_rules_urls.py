@@ -235,7 +235,7 @@ def test_a_tab_on_a_subresource_host_is_outside_the_allowed_domains() -> None:
 
 def test_subresources_in_policy_files() -> None:
     from pagewarden.policies import lint_policies, parse_rule, rule_to_dict
-    from tests.policies.rulekit import policy
+    from tests.rules.rulekit import policy
 
     rule = parse_rule(EMBEDS)
     assert rule.subresources == [".cdn.test"]  # type: ignore[union-attr]
