@@ -19,8 +19,9 @@ from typing import Any, Literal
 from pagewarden._url import parse_url, registrable_domain
 from pagewarden.guard._adapters import ADAPTERS
 from pagewarden.guard._browser import browser_findings
-from pagewarden.guard._cascade import CascadeOptions, ConsultMode, SemanticTier, semantic_stage
+from pagewarden.guard._cascade import SemanticTier, semantic_stage
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
+from pagewarden.guard._options import CascadeOptions, ConsultMode
 from pagewarden.guard._risk import Thresholds, decide
 from pagewarden.guard._session import SessionState
 from pagewarden.policies import ACTION_KINDS, Policy, PolicySet, baseline_policies
