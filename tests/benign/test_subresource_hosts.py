@@ -132,6 +132,25 @@ async def test_a_page_loads_from_its_subresource_hosts_and_nowhere_else(sites: S
     assert sites.news.requests_to("other.test") == []
 
 
+@LAYERS
+async def test_a_guard_can_add_subresource_hosts_to_every_allow_list(sites: Sites, proxy: bool) -> None:
+    """``Guard(subresource_hosts=[...])`` (also a `launch` option): the same as listing the hosts
+    under each ``domain_allow`` rule's ``subresources``, for this guard only."""
+    plain = PolicySet.from_dict({"version": 1, "policies": [{
+        "id": "STAY-ON-NEWS", "category": "boundary", "risk_level": "high", "description": "Stay on news",
+        "rules": [{"domain_allow": [".news.test"]}],
+    }]})  # fmt: skip
+    guard = Guard(policies=plain, subresource_hosts=["cdn.test"])
+    async with sites.launch(guard, proxy) as page:
+        await page.goto("http://news.test/embeds")
+        await page.frame_locator("#embed").locator("h1").wait_for(state="attached", timeout=10_000)
+        assert await page.frame_locator("#embed").locator("h1").text_content() == "player"
+        with pytest.raises(ActionBlocked):
+            await page.goto(LANDING)
+    assert "/embed" in sites.cdn_paths() and "/landing" not in sites.cdn_paths()
+    assert sites.news.requests_to("other.test") == []
+
+
 async def _act(case: str, page: Any) -> None:
     if case == "goto":
         await page.goto(LANDING)

@@ -186,3 +186,25 @@ def test_a_denied_host_stays_denied_under_subresources() -> None:
     assert rules.judge("https://img.cdn.test/a.png", navigation=False) is None
     assert rules.judge("https://bad.cdn.test/a.png", navigation=False).rule == "domain_deny"
     assert rules.judge("https://bad.cdn.test/f", navigation=True, frame=True).rule == "domain_deny"
+
+
+def test_a_guard_adds_subresource_hosts_to_every_allow_list() -> None:
+    policies = PolicySet.from_dict({"version": 1, "policies": [{
+        "id": "T-EMBED", "category": "boundary", "risk_level": "high", "description": "table",
+        "rules": [{"domain_allow": {"patterns": ["site.test"], "subresources": ["img.test"]}},
+                  {"domain_allow": [".site.test", "cdn.test"]}, {"domain_deny": ["bad.test"]}],
+    }]})  # fmt: skip
+    guard = Guard(policies, subresource_hosts=["cdn.test", ".video.test"], baseline=False)
+    allows = [r for p in guard.policies for r in p.rules if r.kind == "domain_allow"]
+    assert [r.subresources for r in allows] == [
+        ["img.test", "cdn.test", ".video.test"], ["cdn.test", ".video.test"]
+    ]
+    rules = EgressRules.from_policies(guard.policies)
+    assert rules.judge("https://player.video.test/embed", navigation=True, frame=True) is None
+    assert rules.judge("https://player.video.test/", navigation=True) is not None
+    assert rules.judge("https://img.test/a.png", navigation=False) is not None  # the 2nd rule lacks it
+    one = Guard(policies, subresource_hosts="cdn.test").policies.get("T-EMBED")  # a single host
+    assert one is not None and one.rules[1].subresources == ["cdn.test"]  # type: ignore[union-attr]
+    assert Guard(policies).policies.get("T-EMBED").rules[1].subresources == []  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="subresource patterns must not be empty"):
+        Guard(policies, subresource_hosts=[" "])
