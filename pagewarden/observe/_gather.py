@@ -18,12 +18,12 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from pagewarden._serde import DataFormatError, from_data
 from pagewarden._url import parse_url
 from pagewarden.observe._facts import ElementFacts, TextSource
+from pagewarden.observe._library import library
 
 __all__ = [
     "Call",
@@ -46,9 +46,8 @@ class FactsUnavailable(Exception):
     """The page did not let the facts be read (script error, hostile DOM)."""
 
 
-@cache
 def _library() -> str:
-    return resources.files("pagewarden.observe").joinpath("element_facts.js").read_text("utf-8")
+    return library()
 
 
 # Entry points of the library: (parameters, expression on `lib`).
