@@ -28,31 +28,45 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from pagewarden._calls import Call
 from pagewarden._url import parse_url
 from pagewarden.guard._risk import Thresholds, decide
-from pagewarden.guard._step import Step
-from pagewarden.guard._verdict import Decision, Finding, Verdict
-from pagewarden.judge._answers import Assessment, UtilityAnswer, WorldModelAnswer
-from pagewarden.judge._context import StepContext, build_context, select_policies
-from pagewarden.judge._evidence import evidence_lines
-from pagewarden.judge._observation import PAGE_TEXT_CHARS, PAGE_TEXT_TIMEOUT_MS, as_text_lines
-from pagewarden.judge._steering import addresses_judge, fenced_data, relayed_instructions
-from pagewarden.judge._utility import render_assessment_prompt, render_utility_prompt
-from pagewarden.llm._errors import LLMError
-from pagewarden.llm._prompt import Fence
-from pagewarden.observe._gather import Call
-from pagewarden.observe._tree import PrunedTree, prune_for_prompt
+from pagewarden.judge import (
+    PAGE_TEXT_CHARS,
+    PAGE_TEXT_TIMEOUT_MS,
+    Assessment,
+    PrunedTree,
+    StepContext,
+    UtilityAnswer,
+    WorldModelAnswer,
+    addresses_judge,
+    as_text_lines,
+    build_context,
+    evidence_lines,
+    fenced_data,
+    prune_for_prompt,
+    relayed_instructions,
+    render_assessment_prompt,
+    render_utility_prompt,
+    select_policies,
+)
+from pagewarden.llm import Fence, LLMError
 from pagewarden.policies import Policy
-from pagewarden.policies.rules._instructions import goal_supports_text, goal_supports_url
+from pagewarden.policies.rules import goal_supports_text, goal_supports_url
 from pagewarden.secrets import SecretRegistry
-from pagewarden.trace._logging import redact_value
-from pagewarden.worldmodel._llm import RISK_BASE, plan_risk, refine_prediction, render_prediction_prompt
-from pagewarden.worldmodel._prediction import Consequence
-from pagewarden.worldmodel._static import SCRIPT_KINDS
+from pagewarden.steps import Consequence, Decision, Finding, Step, Verdict
+from pagewarden.trace import redact_value
+from pagewarden.worldmodel import (
+    RISK_BASE,
+    SCRIPT_KINDS,
+    plan_risk,
+    refine_prediction,
+    render_prediction_prompt,
+)
 
 if TYPE_CHECKING:
     from pagewarden.guard._guard import Guard
-    from pagewarden.llm._client import LLMClient, LLMResult
+    from pagewarden.llm import LLMClient, LLMResult
 
 __all__ = [
     "CascadeOptions",

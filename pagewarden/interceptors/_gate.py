@@ -57,8 +57,8 @@ from dataclasses import replace
 from typing import Any
 
 from pagewarden._regex import trie_pattern
-from pagewarden._url import _normalise_host, parse_url, registrable_domain
-from pagewarden.guard._verdict import Verdict
+from pagewarden._url import host_of_pattern as _host_of_pattern
+from pagewarden._url import parse_url, registrable_domain
 from pagewarden.interceptors._csp import (
     REPORT_HOST,
     csp_policies,
@@ -68,8 +68,8 @@ from pagewarden.interceptors._csp import (
 )
 from pagewarden.interceptors._frames import FrameActions, RefusalSignal
 from pagewarden.interceptors._hops import HopGate, Steps, drive_hops_async, drive_hops_sync
-from pagewarden.observe._gather import Call
-from pagewarden.policies._egress import (
+from pagewarden.observe import Call
+from pagewarden.policies import (
     AGENT_ACTIONS,
     NETWORK_POLICY,
     REFUSALS_KEPT,
@@ -78,6 +78,7 @@ from pagewarden.policies._egress import (
     refusals_verdict,
     reported_to_agent,
 )
+from pagewarden.steps import Verdict
 
 __all__ = ["NavigationGate", "gate_needed", "navigation_pattern", "pin_hosts"]
 
@@ -87,27 +88,6 @@ _HOST_CHAR = r"[^/?#@:\[\]\s]"
 #: the end of the host part of a URL (a port, then the path, query, fragment, or nothing)
 _HOST_END = r"(?::\d+)?(?:[/?#]|$)"
 LAYER = "the guard's navigation gate (no proxy runs)"
-
-
-def _host_of_pattern(pattern: str) -> tuple[str, str] | None:
-    """(prefix, normalised host) of a domain pattern: prefix ``*.``, ``.`` or ``""``; None when
-    it names no host a browser would use (``*`` alone is ``("*", "")``)."""
-    text = pattern.strip().lower()
-    if text == "*":
-        return "*", ""
-    if "://" in text:
-        text = parse_url(text).host
-    prefix = ""
-    for mark in ("*.", "."):
-        if text.startswith(mark):
-            prefix, text = mark, text[len(mark) :]
-            break
-    if not text or text.startswith("["):
-        return None
-    if text.count(":") == 1:
-        text = text.rsplit(":", 1)[0]
-    host = _normalise_host(text)[0]
-    return (prefix, host) if host else None
 
 
 def _allowed_host_re(pattern: str) -> str | None:

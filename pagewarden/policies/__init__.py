@@ -5,11 +5,22 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
+from pagewarden.policies._egress import (
+    AGENT_ACTIONS,
+    NETWORK_POLICY,
+    REFUSALS_KEPT,
+    EgressRules,
+    Refusal,
+    RefusalSink,
+    refusals_verdict,
+    reported_to_agent,
+)
 from pagewarden.policies._lint import domain_pattern_problem, lint_policies
 from pagewarden.policies._loader import PolicyError, PolicySet, Problem
 from pagewarden.policies._model import Category, Policy, PolicySource, Reference, RiskLevel
 from pagewarden.policies._reference import FieldDoc, KindDoc, reference_markdown, rule_reference
 from pagewarden.policies._rules_schema import (
+    ACTION_KINDS,
     NAMED_PATTERNS,
     RULE_KINDS,
     ActionBudgetRule,
@@ -30,13 +41,18 @@ from pagewarden.policies._rules_schema import (
 )
 
 __all__ = [
+    "ACTION_KINDS",
+    "AGENT_ACTIONS",
     "NAMED_PATTERNS",
+    "NETWORK_POLICY",
+    "REFUSALS_KEPT",
     "RULE_KINDS",
     "ActionBudgetRule",
     "Category",
     "ConsentRule",
     "DomainAllowRule",
     "DomainDenyRule",
+    "EgressRules",
     "FieldDoc",
     "ForbidElementRule",
     "InputAllowRule",
@@ -48,6 +64,8 @@ __all__ = [
     "PolicySource",
     "Problem",
     "Reference",
+    "Refusal",
+    "RefusalSink",
     "RiskLevel",
     "Rule",
     "SensitiveDataRule",
@@ -60,6 +78,8 @@ __all__ = [
     "lint_policies",
     "parse_rule",
     "reference_markdown",
+    "refusals_verdict",
+    "reported_to_agent",
     "rule_reference",
     "rule_to_dict",
 ]

@@ -31,8 +31,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pagewarden._url import host_matches, parse_url
-from pagewarden.guard._verdict import Decision, Finding, Verdict
 from pagewarden.policies.rules.urls import Destination, UrlPattern
+from pagewarden.steps import Decision, Finding, Verdict
 
 __all__ = [
     "AGENT_ACTIONS", "NETWORK_POLICY", "REFUSALS_KEPT", "EgressRules", "Refusal", "RefusalSink",

@@ -31,7 +31,7 @@ from dataclasses import replace
 from mitmproxy import http
 
 from pagewarden._url import parse_url
-from pagewarden.policies._egress import NETWORK_POLICY, REFUSALS_KEPT, EgressRules
+from pagewarden.policies import NETWORK_POLICY, REFUSALS_KEPT, EgressRules
 from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal, RefusalSink, refusal_page
 
 __all__ = ["NETWORK_POLICY", "EgressPolicy", "EgressRules", "is_navigation"]

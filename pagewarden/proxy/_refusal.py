@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 
-from pagewarden.policies._egress import Refusal, RefusalSink
+from pagewarden.policies import Refusal, RefusalSink
 
 __all__ = ["REFUSED_HEADER", "Refusal", "RefusalSink", "refusal_page"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from pagewarden.guard import Action, Guard, Verdict
-from pagewarden.observe._facts import ElementFacts, FormFacts, FormField, Observation
 from pagewarden.policies import Policy
+from pagewarden.steps import ElementFacts, FormFacts, FormField, Observation
 
 PAGE = "https://app.test/projects/1"
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from pagewarden.observe._facts import ElementFacts
 from pagewarden.policies import PolicyError, PolicySet
 from pagewarden.policies.rules._matching import (
     SelectorError,
@@ -13,6 +12,7 @@ from pagewarden.policies.rules._matching import (
     normalise,
     term_matches,
 )
+from pagewarden.steps import ElementFacts
 
 
 @pytest.mark.parametrize(
@@ -134,7 +134,7 @@ def test_ascii_text_is_normalised_as_any_text() -> None:
     import random
     import string
 
-    from pagewarden.policies.rules._matching import _folded
+    from pagewarden.policies._selectors import folded as _folded
 
     rng = random.Random(5)
     alphabet = string.printable + "\x00\x01\x0b\x0c\x1c\x1f\x7f"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pagewarden.guard import Action, Guard
-from pagewarden.observe._facts import (
+from pagewarden.policies.rules._taint import fragment_instructions
+from pagewarden.steps import (
     ElementFacts,
     FieldFacts,
     FormFacts,
@@ -13,7 +14,6 @@ from pagewarden.observe._facts import (
     Observation,
     OverlayFacts,
 )
-from pagewarden.policies.rules._taint import fragment_instructions
 from tests.policies.rulekit import button, decision, link
 
 SITE = "http://site.test"
@@ -256,7 +256,7 @@ def test_an_injected_field_is_judged_by_the_field_not_the_value() -> None:
 
 
 def test_re_opening_a_post_by_its_own_url_is_allowed_even_when_the_injection_quotes_it() -> None:
-    from pagewarden.observe._facts import TextSource
+    from pagewarden.steps import TextSource
 
     g = Guard(goal="Reply 'thanks' to the post on site.test.")
     url = f"{SITE}/posts/9"

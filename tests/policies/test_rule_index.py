@@ -16,9 +16,9 @@ from dataclasses import replace
 import pytest
 
 from pagewarden.guard import Action, Guard, Step
-from pagewarden.observe._facts import ElementFacts, FormFacts, FormField, Observation
 from pagewarden.policies import Policy
 from pagewarden.policies.rules import RuleBook, RuleContext, SessionView
+from pagewarden.steps import ElementFacts, FormFacts, FormField, Observation
 from pagewarden.worldmodel import predict_static
 
 WORDS = ["delete", "invoice", "project", "member", "save", "submit", "remove", "archive", "transfer",

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from pagewarden.guard import Action, Decision
-from pagewarden.observe._facts import Observation
 from pagewarden.policies.rules.consent import message_names
+from pagewarden.steps import Observation
 from tests.policies.rulekit import act, button, decision, field, guard
 
 CONSENT = {"consent": {"match": ["Create project"], "actions": ["click", "fill"]}}

@@ -16,11 +16,22 @@ from pagewarden.policies.rules._base import (
     CompiledRule,
     HistoryEntry,
     RuleContext,
+    RuleMemory,
     SessionView,
     register,
     rule_class,
 )
 from pagewarden.policies.rules._book import RuleBook
+from pagewarden.policies.rules._instructions import (
+    goal_supports_text,
+    goal_supports_url,
+    instruction_signals,
+    reasoning_cites_page,
+    reasoning_follows_page,
+    significant_tokens,
+)
+from pagewarden.policies.rules._matching import SelectorError, compile_selector
+from pagewarden.policies.rules._taint import TabMemory
 
 __all__ = [
     "RISK_BASE",
@@ -28,7 +39,17 @@ __all__ = [
     "HistoryEntry",
     "RuleBook",
     "RuleContext",
+    "RuleMemory",
+    "SelectorError",
     "SessionView",
+    "TabMemory",
+    "compile_selector",
+    "goal_supports_text",
+    "goal_supports_url",
+    "instruction_signals",
+    "reasoning_cites_page",
+    "reasoning_follows_page",
     "register",
     "rule_class",
+    "significant_tokens",
 ]

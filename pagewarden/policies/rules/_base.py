@@ -13,16 +13,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from pagewarden._url import ParsedURL, parse_url
-from pagewarden.guard._verdict import Finding
 from pagewarden.secrets import SecretRegistry
+from pagewarden.steps import Finding
 
 if TYPE_CHECKING:
-    from pagewarden.guard._step import Action, Step
-    from pagewarden.observe._facts import ElementFacts
     from pagewarden.policies._model import Policy
     from pagewarden.policies._rules_schema import Rule
     from pagewarden.policies.rules._taint import TabView
-    from pagewarden.worldmodel._prediction import Prediction
+    from pagewarden.steps import Action, ElementFacts, Prediction, Step
 
 __all__ = [
     "RISK_BASE",

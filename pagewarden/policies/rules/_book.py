@@ -23,7 +23,6 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 
-from pagewarden.guard._verdict import Finding
 from pagewarden.policies._model import Policy
 from pagewarden.policies._rules_schema import ACTION_KINDS
 from pagewarden.policies.rules._base import (
@@ -39,11 +38,11 @@ from pagewarden.policies.rules._index import (
     FAMILY,
     TRIGRAM_FAMILIES,
     entry_keys,
-    step_keys,
-    step_texts,
     trigram_set,
     trigrams_of,
 )
+from pagewarden.policies.rules._step_index import step_keys, step_texts
+from pagewarden.steps import Finding
 
 __all__ = ["RuleBook"]
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pagewarden._url import parse_url, same_site
-from pagewarden.observe._facts import ElementFacts
 from pagewarden.policies.rules._base import RuleContext
 from pagewarden.policies.rules._instructions import instruction_signals, significant_tokens
 from pagewarden.policies.rules._overlays import unsolicited_overlay
+from pagewarden.steps import ElementFacts
 
 __all__ = ["FieldSuspicion", "field_question", "injected_field", "restates_task"]
 

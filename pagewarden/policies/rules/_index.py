@@ -26,8 +26,8 @@ from pagewarden._url import _normalise_host
 from pagewarden.policies.rules._matching import element_texts, normalise
 
 if TYPE_CHECKING:
-    from pagewarden.observe._facts import ElementFacts
-    from pagewarden.policies.rules._base import HistoryEntry, RuleContext
+    from pagewarden.policies.rules._base import HistoryEntry
+    from pagewarden.steps import ElementFacts
 
 __all__ = [
     "DATA",
@@ -37,8 +37,6 @@ __all__ = [
     "entry_keys",
     "host_pattern_keys",
     "selector_keys",
-    "step_keys",
-    "step_texts",
     "term_keys",
     "trigram_keys",
     "trigram_set",
@@ -191,7 +189,7 @@ def _text_keys(text: str) -> frozenset[Key]:
     return frozenset(keys)
 
 
-def _element_keys(el: ElementFacts | None) -> set[Key]:
+def element_keys(el: ElementFacts | None) -> set[Key]:
     if el is None:
         return set()
     keys: set[Key] = set()
@@ -207,84 +205,7 @@ def _element_keys(el: ElementFacts | None) -> set[Key]:
 def entry_keys(entry: HistoryEntry) -> set[Key]:
     """The element keys of an action that ran: of the element it acted on, and of its label
     (what budgets and sequences match when no element facts were kept)."""
-    keys = _element_keys(entry.target)
+    keys = element_keys(entry.target)
     if entry.label:
         keys |= _text_keys(entry.label)
     return keys
-
-
-def _host_keys(host: str) -> set[Key]:
-    host = _normalise_host(host)[0] if host and not host.startswith("[") else host
-    if not host:
-        return set()
-    keys: set[Key] = {("host", host)}
-    labels = host.split(".")
-    for i in range(1, len(labels)):
-        keys.add(("hsuf", ".".join(labels[i:])))
-    return keys
-
-
-def _destination_keys(ctx: RuleContext) -> set[Key]:
-    from pagewarden.policies.rules.urls import destinations
-
-    keys: set[Key] = set()
-    for dest in destinations(ctx):
-        keys |= _host_keys(dest.url.host)
-    return keys
-
-
-def _destination_texts(ctx: RuleContext) -> dict[str, tuple[str, ...]]:
-    from pagewarden.policies.rules.urls import _views, destinations
-
-    views = [view for dest in destinations(ctx) for view in _views(dest, raw=True)]
-    return {"tri": tuple(dict.fromkeys(views))} if views else {}
-
-
-def _data_texts(ctx: RuleContext) -> dict[str, tuple[str, ...]]:
-    from pagewarden.policies.rules.sensitive import _forms, outgoing
-
-    texts: dict[str, dict[str, None]] = {"lo": {}, "fo": {}, "di": {}, "en": {}}
-    for item in outgoing(ctx, allow_user=False):
-        forms = _forms(item.text)
-        for lowered in forms.lowered:
-            texts["lo"][lowered] = None
-        texts["fo"][forms.folded] = None
-        texts["di"][forms.digits] = None
-        texts["en"][item.text] = None
-    return {family: tuple(found) for family, found in texts.items() if found}
-
-
-def step_keys(ctx: RuleContext, family: str) -> set[Key]:
-    """The keys a step has in `family` other than trigrams (computed once per step): words,
-    near-spelling buckets and ids of its element; hosts and parent domains of its
-    destinations. Trigram keys are looked up in the texts `step_texts` gives."""
-    memo_key = f"index:{family}"
-    found = ctx.memo.get(memo_key)
-    if found is None:
-        if family == ELEMENT:
-            found = _element_keys(ctx.target)
-        elif family == DESTINATION:
-            found = _destination_keys(ctx)
-        else:
-            found = set()
-        ctx.memo[memo_key] = found
-    return found  # type: ignore[return-value]
-
-
-def step_texts(ctx: RuleContext, family: str) -> dict[str, tuple[str, ...]]:
-    """The texts a step has in `family`, by trigram key family (computed once per step): the
-    spellings of its destinations (``tri``); the lower-cased, normalised, digit-only and raw
-    forms of the data it sends (``lo``, ``fo``, ``di``, ``en``). A rule's trigram key
-    ``(f, t)`` is one the step has when `t` occurs in one of its texts of family `f` (the
-    book scans each text once instead of building the set of its trigrams)."""
-    memo_key = f"texts:{family}"
-    found = ctx.memo.get(memo_key)
-    if found is None:
-        if family == DESTINATION:
-            found = _destination_texts(ctx)
-        elif family == DATA:
-            found = _data_texts(ctx)
-        else:
-            found = {}
-        ctx.memo[memo_key] = found
-    return found  # type: ignore[return-value]

@@ -12,11 +12,13 @@ control that only lets the agent on to the page it is on (`proceeds_in_place`).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from pagewarden._url import page_key, parse_url
-from pagewarden.observe._facts import ElementFacts
-from pagewarden.policies.rules._base import RuleContext
-from pagewarden.worldmodel._prediction import Consequence
+from pagewarden.steps import Consequence, ElementFacts
+
+if TYPE_CHECKING:
+    from pagewarden.policies.rules._base import RuleContext
 
 __all__ = [
     "closes_without_effect",

@@ -32,9 +32,7 @@ from pagewarden.policies.rules._instructions import (
 from pagewarden.policies.rules._overlays import site_chrome
 
 if TYPE_CHECKING:
-    from pagewarden.guard._step import Step
-    from pagewarden.observe._facts import ElementFacts
-    from pagewarden.worldmodel._prediction import Prediction
+    from pagewarden.steps import ElementFacts, Prediction, Step
 
 __all__ = ["TabMemory", "TabView", "Taint", "fragment_instructions", "page_key", "untrusted_arrival"]
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator
 
-from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import ActionBudgetRule
 from pagewarden.policies.rules._base import CompiledRule, HistoryEntry, RuleContext, RuleMemory, register
 from pagewarden.policies.rules._index import element_rule_keys
 from pagewarden.policies.rules._matching import element_picked, term_matches
+from pagewarden.steps import Finding
 
 __all__ = ["ActionBudget"]
 

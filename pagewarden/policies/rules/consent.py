@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import ConsentRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
 from pagewarden.policies.rules._index import element_rule_keys
 from pagewarden.policies.rules._matching import element_picked, normalise
+from pagewarden.steps import Finding
 
 __all__ = ["Consent", "message_names"]
 

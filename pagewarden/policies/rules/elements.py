@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import ForbidElementRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
 from pagewarden.policies.rules._index import element_rule_keys
 from pagewarden.policies.rules._matching import element_picked, normalise
 from pagewarden.policies.rules._typed import INPUT_KINDS, typed_text
+from pagewarden.steps import Finding
 
 __all__ = ["ForbidElement"]
 

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import InputAllowRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
 from pagewarden.policies.rules._index import term_keys
 from pagewarden.policies.rules._matching import element_texts, term_matches
 from pagewarden.policies.rules._typed import INPUT_KINDS, typed_text
+from pagewarden.steps import Finding
 
 __all__ = ["InputAllow", "canonical_input"]
 

@@ -20,8 +20,6 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from pagewarden._url import parse_url
-from pagewarden.guard._verdict import Finding
-from pagewarden.observe._facts import ElementFacts, TextSource
 from pagewarden.policies._rules_schema import InstructionProvenanceRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
 from pagewarden.policies.rules._fields import field_question, injected_field
@@ -39,7 +37,7 @@ from pagewarden.policies.rules._overlays import (
     returns_to_own_path,
     unsolicited_overlay,
 )
-from pagewarden.worldmodel._prediction import Consequence
+from pagewarden.steps import Consequence, ElementFacts, Finding, TextSource
 
 __all__ = ["InstructionProvenance"]
 

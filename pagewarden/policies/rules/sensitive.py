@@ -27,7 +27,6 @@ from urllib.parse import unquote, unquote_plus
 
 from pagewarden._url import host_matches, parse_url, same_site
 from pagewarden._views import views
-from pagewarden.guard._verdict import Finding
 from pagewarden.policies._rules_schema import SensitiveDataRule
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
 from pagewarden.policies.rules._index import trigram_keys, union
@@ -35,6 +34,7 @@ from pagewarden.policies.rules._matching import normalise
 from pagewarden.policies.rules._typed import INPUT_KINDS, typed_text
 from pagewarden.policies.rules.urls import destinations
 from pagewarden.secrets import API_KEY, CARD_NUMBER, JWT, PRIVATE_KEY, luhn_valid
+from pagewarden.steps import Finding
 
 __all__ = ["PATTERNS", "SensitiveData", "luhn_valid", "outgoing"]
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from pagewarden.guard._verdict import Finding
-from pagewarden.observe._facts import ElementFacts
 from pagewarden.policies._rules_schema import SequenceRule, SequenceStep
 from pagewarden.policies.rules._base import CompiledRule, HistoryEntry, RuleContext, RuleMemory, register
 from pagewarden.policies.rules._index import element_rule_keys, union
 from pagewarden.policies.rules._matching import element_picked, term_matches
+from pagewarden.steps import ElementFacts, Finding
 
 __all__ = ["RequiredSequence", "sequence_present"]
 

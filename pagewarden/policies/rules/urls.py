@@ -37,9 +37,9 @@ from functools import lru_cache
 from urllib.parse import unquote
 
 from pagewarden._url import ParsedURL, host_matches, parse_url
-from pagewarden.guard._verdict import Finding
 from pagewarden.policies.rules._base import CompiledRule, RuleContext, register
 from pagewarden.policies.rules._index import host_pattern_keys, trigram_keys, union
+from pagewarden.steps import Finding
 
 __all__ = ["DomainAllow", "DomainDeny", "UrlAllow", "UrlDeny", "UrlPattern", "destinations"]
 

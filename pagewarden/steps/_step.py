@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pagewarden._serde import DataFormatError, from_data, to_data
-from pagewarden.observe._facts import Observation
+from pagewarden.steps._observation import Observation
 
 __all__ = ["Action", "DataFormatError", "PreviousStep", "Step"]
 

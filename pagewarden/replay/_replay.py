@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from pagewarden._serde import DataFormatError
-from pagewarden.guard._step import Step
-from pagewarden.trace._session import SessionFormatError
+from pagewarden.steps import Step
+from pagewarden.trace import SessionFormatError
 
 __all__ = [
     "REPLAY_FORMAT_VERSION",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pagewarden.observe._tree import prune_for_prompt
+from pagewarden.judge import prune_for_prompt
 
 
 def big_tree(items: int = 3000) -> str:

@@ -1,7 +1,7 @@
 """`pagewarden ca`: where the network layer's CA is, how to recognise it, export it or make a
 new one.
 
-Registered on `pagewarden.cli.main` when that module is imported.
+Registered on the `main` group (`pagewarden.cli._base`); `pagewarden.cli` imports this module.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from pagewarden.cli import _error, main
+from pagewarden.cli._base import _error, main
 
 
 @main.command("ca")
@@ -28,7 +28,7 @@ def ca_command(export_to: Path | None, regenerate: bool, as_json: bool) -> None:
     The CA is created on first use; PAGEWARDEN_CONFIG_DIR moves it. Exit 1 when it cannot
     be created, read or written."""
     from pagewarden._userdir import UserDirError
-    from pagewarden.proxy._ca import CAError, ca_info, export_ca, regenerate_ca
+    from pagewarden.proxy import CAError, ca_info, export_ca, regenerate_ca
 
     try:
         info = regenerate_ca() if regenerate else ca_info()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from pagewarden.trace._replay import ReplayedStep, ReplayReport
+from pagewarden.replay._replay import ReplayedStep, ReplayReport
 
 __all__ = ["render_replay_html"]
 

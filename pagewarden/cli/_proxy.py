@@ -1,6 +1,6 @@
 """`pagewarden proxy`: the network layer alone, for any browser or agent.
 
-Registered on `pagewarden.cli.main` when that module is imported.
+Registered on the `main` group (`pagewarden.cli._base`); `pagewarden.cli` imports this module.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from pagewarden.cli import _error, console, err_console, main
+from pagewarden.cli._base import _error, console, err_console, main
 from pagewarden.policies import PolicyError
 
 
@@ -44,9 +44,14 @@ def proxy_command(
     policies for every request, optionally recording or replaying. Point any browser at it;
     Ctrl-C stops it."""
     from pagewarden.guard import Guard
-    from pagewarden.proxy import ProxyError
-    from pagewarden.proxy._ca import CA_CERT, ca_dir
-    from pagewarden.proxy._session import chromium_proxy_args, standalone_proxy, verify_enforcing
+    from pagewarden.proxy import (
+        CA_CERT,
+        ProxyError,
+        ca_dir,
+        chromium_proxy_args,
+        standalone_proxy,
+        verify_enforcing,
+    )
 
     if record is not None and replay is not None:
         raise click.UsageError("--record and --replay exclude each other")
@@ -59,7 +64,7 @@ def proxy_command(
     if record is not None:
         options["pagewarden_record"] = str(record / "flows.mitm")
     if replay is not None:
-        from pagewarden.proxy._replay import flows_file
+        from pagewarden.proxy import flows_file
 
         if not flows_file(replay).is_file():
             _error(f"no recorded flows at {flows_file(replay)}")

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from pagewarden.cli import _bad_input, _llm_config, _llm_options, console, eval_group, main
+from pagewarden.cli._base import _bad_input, _llm_config, _llm_options, console, main
+from pagewarden.cli._eval import eval_group
 
 
 @eval_group.command("wasp")
@@ -42,8 +43,15 @@ def eval_wasp(
     """
     import asyncio
 
-    from pagewarden.eval.wasp import Configuration, WaspDataError, load_tasks, run_wasp
-    from pagewarden.eval.wasp._report import render_table, write_html, write_json
+    from pagewarden.eval.wasp import (
+        Configuration,
+        WaspDataError,
+        load_tasks,
+        render_table,
+        run_wasp,
+        write_html,
+        write_json,
+    )
     from pagewarden.guard import Guard
 
     try:
@@ -89,8 +97,8 @@ def eval_wasp(
 def report_command(source: Path, out: Path | None) -> None:
     """Render the HTML report of a recorded session: SOURCE is a directory written by
     Guard(record=…) (or one holding a trace.jsonl) or a trace file. Exit 2 on bad input."""
-    from pagewarden.trace._report import render_session_report
-    from pagewarden.trace._session import SessionFormatError, load_session, read_records
+    from pagewarden.replay import load_session, read_records
+    from pagewarden.trace import SessionFormatError, render_session_report
 
     try:
         if source.is_dir():

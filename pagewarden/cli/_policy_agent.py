@@ -1,6 +1,6 @@
 """`pagewarden policies extract …` (and, later, `policies store …`): the policy agent's CLI.
 
-Registered on the `policies` group of `pagewarden.cli` when that module is imported.
+Registered on the `policies` group (`pagewarden.cli._policies`); `pagewarden.cli` imports this module.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import yaml
 from rich.markup import escape
 from rich.text import Text
 
-from pagewarden.cli import _cells, _llm_config, _llm_options, console, err_console, policies, policies_import
+from pagewarden.cli._base import _cells, _llm_config, _llm_options, console, err_console
+from pagewarden.cli._policies import policies, policies_import
 from pagewarden.policies import PolicyError, PolicySet
 
 #: a document with at least this many pages or statements gets a progress bar

@@ -22,9 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from pagewarden.guard import Guard
-from pagewarden.guard._step import Action, Step
-from pagewarden.guard._verdict import Decision, Verdict
-from pagewarden.trace._replay import (
+from pagewarden.replay._replay import (
     ReplayedStep,
     ReplayReport,
     _reason,
@@ -33,7 +31,8 @@ from pagewarden.trace._replay import (
     replay_guard_options,
     replay_report_details,
 )
-from pagewarden.trace._session import SessionFormatError
+from pagewarden.steps import Action, Decision, Step, Verdict
+from pagewarden.trace import SessionFormatError
 
 __all__ = ["replay_in_browser"]
 
@@ -122,7 +121,7 @@ async def _perform(page: Any, action: Action, timeout_ms: float, guard: Any = No
     value = action.value
     selector = action.selector
     if action.method == "Guard.message_user" and guard is not None and value is not None:
-        from pagewarden.observe._facts import Observation
+        from pagewarden.observe import Observation
 
         await guard.acheck(guard.make_step(action, Observation(url=page.url), guard.last_reasoning))
         return
@@ -360,7 +359,7 @@ async def replay_in_browser(
     or a step cannot be read.
     """
     from pagewarden._launch import launch
-    from pagewarden.proxy._replay import flows_file
+    from pagewarden.proxy import flows_file
 
     flows = session.file("flows") or flows_file(session.path)
     if not flows.is_file():

@@ -7,7 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from pagewarden._serde import from_data, to_data
-from pagewarden.worldmodel._prediction import Prediction
+from pagewarden.steps._prediction import Prediction
 
 __all__ = ["Decision", "Finding", "Verdict"]
 
