@@ -50,7 +50,7 @@ from pagewarden import __version__
 from pagewarden.guard import Action, Guard, Step, Thresholds
 from pagewarden.guard._risk import decide
 from pagewarden.policies import Policy, PolicySet
-from pagewarden.policies.rules import HistoryEntry, RuleContext, SessionView
+from pagewarden.rules import HistoryEntry, RuleContext, SessionView
 from pagewarden.steps import ElementFacts, FormFacts, FormField, Observation
 from pagewarden.worldmodel import predict_static
 

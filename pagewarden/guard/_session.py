@@ -6,7 +6,7 @@ from collections import deque
 from dataclasses import replace
 
 from pagewarden._url import parse_url, registrable_domain
-from pagewarden.policies.rules import HistoryEntry, RuleMemory, SessionView, TabMemory
+from pagewarden.rules import HistoryEntry, RuleMemory, SessionView, TabMemory
 from pagewarden.steps import PreviousStep, Step, Verdict
 from pagewarden.trace import PASSWORD_MASK
 

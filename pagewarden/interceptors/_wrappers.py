@@ -22,8 +22,8 @@ from pagewarden.guard import Guard
 from pagewarden.interceptors._gate import NavigationGate, page_site, pin_hosts
 from pagewarden.interceptors._methods import READ_ONLY, ActionSpec, spec_for
 from pagewarden.interceptors._pipeline import drive_async, drive_sync, guarded_action
-from pagewarden.policies import EgressRules
-from pagewarden.policies.rules.provenance import InstructionProvenance
+from pagewarden.rules import EgressRules
+from pagewarden.rules.provenance import InstructionProvenance
 from pagewarden.steps import Verdict
 
 __all__ = ["Guarded", "GuardedPage", "SharedState"]

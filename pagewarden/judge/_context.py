@@ -17,7 +17,7 @@ from pagewarden.judge._relevance import policy_applies
 from pagewarden.judge._tree import PrunedTree
 from pagewarden.llm import Fence, block
 from pagewarden.policies import Policy
-from pagewarden.policies.rules import significant_tokens
+from pagewarden.rules import significant_tokens
 from pagewarden.steps import Finding, Prediction, Step
 
 __all__ = ["StepContext", "build_context", "select_policies"]

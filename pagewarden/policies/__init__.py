@@ -5,16 +5,6 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
-from pagewarden.policies._egress import (
-    AGENT_ACTIONS,
-    NETWORK_POLICY,
-    REFUSALS_KEPT,
-    EgressRules,
-    Refusal,
-    RefusalSink,
-    refusals_verdict,
-    reported_to_agent,
-)
 from pagewarden.policies._lint import domain_pattern_problem, lint_policies
 from pagewarden.policies._loader import PolicyError, PolicySet, Problem
 from pagewarden.policies._model import Category, Policy, PolicySource, Reference, RiskLevel
@@ -39,20 +29,17 @@ from pagewarden.policies._rules_schema import (
     parse_rule,
     rule_to_dict,
 )
+from pagewarden.policies._selectors import Selector, SelectorError, compile_selector, element_texts, normalise
 
 __all__ = [
     "ACTION_KINDS",
-    "AGENT_ACTIONS",
     "NAMED_PATTERNS",
-    "NETWORK_POLICY",
-    "REFUSALS_KEPT",
     "RULE_KINDS",
     "ActionBudgetRule",
     "Category",
     "ConsentRule",
     "DomainAllowRule",
     "DomainDenyRule",
-    "EgressRules",
     "FieldDoc",
     "ForbidElementRule",
     "InputAllowRule",
@@ -64,22 +51,23 @@ __all__ = [
     "PolicySource",
     "Problem",
     "Reference",
-    "Refusal",
-    "RefusalSink",
     "RiskLevel",
     "Rule",
+    "Selector",
+    "SelectorError",
     "SensitiveDataRule",
     "SequenceRule",
     "SequenceStep",
     "UrlAllowRule",
     "UrlDenyRule",
     "baseline_policies",
+    "compile_selector",
     "domain_pattern_problem",
+    "element_texts",
     "lint_policies",
+    "normalise",
     "parse_rule",
     "reference_markdown",
-    "refusals_verdict",
-    "reported_to_agent",
     "rule_reference",
     "rule_to_dict",
 ]

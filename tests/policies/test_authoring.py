@@ -22,8 +22,7 @@ from pagewarden.policies import (
 )
 from pagewarden.policies._rules_schema import _RULE_MODELS, SequenceStep
 from pagewarden.steps import Observation
-
-from .rulekit import act, button, decision, guard, policy
+from tests.rules.rulekit import act, button, decision, guard, policy
 
 HEADER = "version: 1\npolicies:\n"
 

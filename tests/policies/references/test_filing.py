@@ -15,7 +15,7 @@ from pagewarden.guard import Decision
 from pagewarden.policies.references import ReferenceFiler
 from pagewarden.policies.store import PolicyStore
 from pagewarden.testing import ScriptedLLM
-from tests.policies.rulekit import act, button, field
+from tests.rules.rulekit import act, button, field
 
 ADMIN = Policy(id="ORG-ADMIN", category="boundary", risk_level="high", description="Do not visit /admin.",
                rules=[{"url_deny": "/admin"}])  # fmt: skip
