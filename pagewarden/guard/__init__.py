@@ -2,7 +2,7 @@
 
 from pagewarden.guard._adapters import plug_adapters
 from pagewarden.guard._approvers import approve_all, deny_all, terminal_approver
-from pagewarden.guard._cascade import CascadeOptions, ConsultMode, SemanticTier
+from pagewarden.guard._cascade import SemanticTier
 from pagewarden.guard._exceptions import (
     ActionBlocked,
     ApprovalRequired,
@@ -11,6 +11,7 @@ from pagewarden.guard._exceptions import (
     SessionStopped,
 )
 from pagewarden.guard._guard import Approver, Guard
+from pagewarden.guard._options import CascadeOptions, ConsultMode
 from pagewarden.guard._risk import Thresholds
 from pagewarden.steps import (
     Action,
