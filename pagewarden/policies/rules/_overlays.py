@@ -12,11 +12,12 @@ control that only lets the agent on to the page it is on (`proceeds_in_place`).
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 from pagewarden._url import page_key, parse_url
 from pagewarden.observe._facts import ElementFacts
 from pagewarden.policies.rules._base import RuleContext
-from pagewarden.worldmodel._prediction import Consequence
+from pagewarden.worldmodel._prediction import Consequence, Submission
 
 __all__ = [
     "closes_without_effect",
@@ -43,6 +44,15 @@ _PROCEED_WORDS = re.compile(
     r"(?:\s+(?:to|into|on\s+to)\s+(?:the\s+|this\s+)?(?:page|site|post|article|content|thread|story|forum|video))?"
     r"(?:\s+(?:anyway|regardless))?\s*[.!]?\s*$"
     r"|^\s*(?:yes\s*[,!.]?\s*)?i\s+(?:understand|acknowledge|am\s+(?:over\s+)?1[89](?:\s+or\s+older)?)\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+#: The value of a hidden field an acknowledgement carries: a flag, a token (CSRF, nonce, a
+#: signed id), or a path / URL (the page to return to); nothing with spaces or an "@".
+_TOKEN_VALUE = re.compile(r"^[A-Za-z0-9_\-.:=+/%?&#~]{0,512}$")
+#: names of the field that says where to go after the acknowledgement
+_RETURN_NAMES = re.compile(
+    r"^(?:next|return|return_?to|returnurl|redirect|redirect_?(?:to|uri|url)|continue|dest(?:ination)?|url|back"
+    r"|target|to|r|goto|from|came_?from|ref(?:errer)?)$",
     re.IGNORECASE,
 )
 _DISMISS_START = re.compile(r"^\s*(?:close|dismiss|cancel|[×✕✖])\b", re.IGNORECASE)
@@ -124,6 +134,43 @@ def closes_without_effect(el: ElementFacts, ctx: RuleContext) -> bool:
     return bool(el.name) and _DISMISS_WORDS.match(el.name) is not None
 
 
+def _acknowledgement(el: ElementFacts, submission: Submission, ctx: RuleContext) -> bool:
+    """Whether a POST the control makes is only the interstitial's acknowledgement: to this
+    origin, either to this same page or with a field naming this same page as where to go
+    next; every field hidden, each a flag, a token or that return path (no text the user or
+    the agent typed, no address, no secret: nothing of the user's); and no word of the control,
+    the action's path or the fields that names an effect (pay, delete, transfer, close, …:
+    `classify_consequence`, the world model's terms, beyond "form post" itself)."""
+    from pagewarden.worldmodel._static import classify_consequence
+
+    form = el.form
+    if form is None or submission.method != "post" or not el.is_submit:
+        return False
+    if ctx.prediction.consequence_terms not in ((), ("form post",)):
+        return False
+    here = parse_url(ctx.step.observation.url or "about:blank")
+    dest = parse_url(submission.url)
+    if not here.host or dest.origin != here.origin:
+        return False
+    back = dest.path == here.path
+    words: list[str] = []
+    for field in form.fields:
+        value = field.value or ""
+        plain = unquote(unquote(value))  # "%40" is an "@" all the same
+        if field.type != "hidden" or not (_TOKEN_VALUE.match(value) and _TOKEN_VALUE.match(plain)):
+            return False
+        if value and _RETURN_NAMES.match(field.name or ""):
+            target = parse_url(value, here.url)
+            if target.origin == here.origin and target.path == here.path:
+                back = True  # this page's own path: its words say nothing of the post's effect
+                value = ""
+        words += [field.name.replace("_", " "), value.replace("_", " ")]
+    if not back:
+        return False
+    found, _terms = classify_consequence(*words)
+    return found is Consequence.NONE
+
+
 def proceeds_in_place(el: ElementFacts, ctx: RuleContext) -> bool:
     """Going on past an interstitial: a proceed-type control in a box over the page that stays
     on the page the agent is on.
@@ -131,18 +178,22 @@ def proceeds_in_place(el: ElementFacts, ctx: RuleContext) -> bool:
     Judged by what it does first: no navigation, or one to this same page (another query, a
     fragment: the box's acknowledgement), or back to the task's own path; no submission but a
     GET to this same page; nothing the world model calls irreversible or consequential; not a
-    box drawn inside user content. Only then does the label count, and only as a way on
-    ("I understand, proceed", "Continue to the page", "Proceed anyway", "I am 18 or older").
+    box drawn inside user content. A POST counts only as the box's acknowledgement
+    (`_acknowledgement`: hidden flags and tokens to this origin, coming back to this page,
+    nothing of the user's, no word of an effect). Only then does the label count, and only as a
+    way on ("I understand, proceed", "Continue to the page", "Proceed anyway", "I am 18 or older").
     """
     if el.overlay is None and not el.in_dialog:
         return False
     if el.overlay_in_ugc or not el.visible:
         return False
     prediction = ctx.prediction
-    if prediction.consequence is not Consequence.NONE:
-        return False
     here = parse_url(ctx.step.observation.url or "about:blank")
     submission = prediction.submission
+    if submission is not None and _acknowledgement(el, submission, ctx):
+        return _says_proceed(el)
+    if prediction.consequence is not Consequence.NONE:
+        return False
     if submission is not None:
         dest = parse_url(submission.url)
         if submission.method != "get" or dest.origin != here.origin or dest.path != here.path:
@@ -153,5 +204,10 @@ def proceeds_in_place(el: ElementFacts, ctx: RuleContext) -> bool:
         same_page = dest.origin == here.origin and dest.path == here.path
         if not (same_page or returns_to_own_path(ctx)):
             return False
+    return _says_proceed(el)
+
+
+def _says_proceed(el: ElementFacts) -> bool:
+    """The control's words (its text, value, else its name) are only a way on."""
     texts = [t for t in (el.text, el.attrs.get("value", "")) if t.strip()] or [el.name]
     return all(_PROCEED_WORDS.match(t) for t in texts if t)
