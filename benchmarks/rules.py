@@ -49,9 +49,9 @@ from rich.table import Table
 from pagewarden import __version__
 from pagewarden.guard import Action, Guard, Step, Thresholds
 from pagewarden.guard._risk import decide
-from pagewarden.observe._facts import ElementFacts, FormFacts, FormField, Observation
 from pagewarden.policies import Policy, PolicySet
-from pagewarden.policies.rules import HistoryEntry, RuleContext, SessionView
+from pagewarden.rules import HistoryEntry, RuleContext, SessionView
+from pagewarden.steps import ElementFacts, FormFacts, FormField, Observation
 from pagewarden.worldmodel import predict_static
 
 DEFAULT_OUT = Path(__file__).parent / "results" / "rules.json"

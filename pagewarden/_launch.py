@@ -53,7 +53,7 @@ def _launch_options(
     headless: bool, host_map: dict[str, int] | None, args: tuple[str, ...], network: Any = None
 ) -> dict[str, Any]:
     if network is not None:
-        from pagewarden.proxy._session import chromium_proxy_args
+        from pagewarden.proxy import chromium_proxy_args
 
         # behind the proxy the proxy resolves names (it got the host map), so Chromium does not
         return chromium_launch_options(headless=headless, extra_args=(*chromium_proxy_args(network), *args))
@@ -61,7 +61,7 @@ def _launch_options(
 
 
 def _gated(active: Guard) -> bool:
-    from pagewarden.interceptors._gate import gate_needed
+    from pagewarden.interceptors import gate_needed
 
     return gate_needed(active)
 
@@ -92,7 +92,7 @@ def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[s
         result.setdefault("service_workers", "block")
     if network is not None:
         result.setdefault("service_workers", "block")
-        from pagewarden.proxy._tokens import accept_language
+        from pagewarden.proxy import accept_language
 
         headers = {k: v for k, v in dict(result.get("extra_http_headers") or {}).items()
                    if k.lower() != "accept-language"}  # fmt: skip
@@ -124,7 +124,7 @@ def _driver_trusts_ca(network: Any) -> Iterator[None]:
     if network is None:
         yield
         return
-    from pagewarden.proxy._ca import CA_CERT, ensure_ca
+    from pagewarden.proxy import CA_CERT, ensure_ca
 
     name = "NODE_EXTRA_CA_CERTS"
     before = os.environ.get(name)
@@ -152,7 +152,7 @@ def per_context_proxy_launch_options(headless: bool = True, args: tuple[str, ...
     their own session proxy (`proxied_context_options`): the flags of `launch(proxy=True)`
     that are not per proxy — loopback not bypassed, no QUIC, no WebRTC UDP, Chromium
     resolves no name itself (every name fails; the proxies resolve), the per-user CA pinned."""
-    from pagewarden.proxy._ca import spki_pin
+    from pagewarden.proxy import spki_pin
 
     flags = (
         "--proxy-bypass-list=<-loopback>",
@@ -183,7 +183,7 @@ def _network(active: Guard, proxy: Any, host_map: dict[str, int] | None, proxy_o
     """The session's proxy (not started), or None without ``proxy=``."""
     if not proxy:
         return None
-    from pagewarden.proxy._session import session_proxy
+    from pagewarden.proxy import session_proxy
 
     return session_proxy(active, host_map=host_map, options=proxy_options)
 
@@ -237,7 +237,7 @@ async def launch(
     network = _network(active, proxy, host_map, proxy_options)
     try:
         if network is not None:
-            from pagewarden.proxy._session import verify_enforcing
+            from pagewarden.proxy import verify_enforcing
 
             await network.start_async()
             await asyncio.to_thread(verify_enforcing, network)
@@ -293,7 +293,7 @@ def launch_sync(
     network = _network(active, proxy, host_map, proxy_options)
     try:
         if network is not None:
-            from pagewarden.proxy._session import verify_enforcing
+            from pagewarden.proxy import verify_enforcing
 
             network.start()
             verify_enforcing(network)

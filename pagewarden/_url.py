@@ -26,6 +26,7 @@ from publicsuffix2 import PublicSuffixList
 __all__ = [
     "ParsedURL",
     "host_matches",
+    "host_of_pattern",
     "page_key",
     "parse_url",
     "registrable_domain",
@@ -360,3 +361,24 @@ def page_key(url: str) -> str:
     path = parsed.path.rstrip("/") or "/"
     port = f":{parsed.port}" if parsed.port else ""
     return f"{parsed.host}{port}{path}" + (f"?{parsed.query}" if parsed.query else "")
+
+
+def host_of_pattern(pattern: str) -> tuple[str, str] | None:
+    """(prefix, normalised host) of a domain pattern: prefix ``*.``, ``.`` or ``""``; None when
+    it names no host a browser would use (``*`` alone is ``("*", "")``)."""
+    text = pattern.strip().lower()
+    if text == "*":
+        return "*", ""
+    if "://" in text:
+        text = parse_url(text).host
+    prefix = ""
+    for mark in ("*.", "."):
+        if text.startswith(mark):
+            prefix, text = mark, text[len(mark) :]
+            break
+    if not text or text.startswith("["):
+        return None
+    if text.count(":") == 1:
+        text = text.rsplit(":", 1)[0]
+    host = _normalise_host(text)[0]
+    return (prefix, host) if host else None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 
 from pagewarden._serde import DataFormatError, from_data
-from pagewarden.observe._facts import ElementFacts
+from pagewarden.steps import ElementFacts
 
 
 @dataclass(frozen=True)

@@ -231,7 +231,7 @@ _compiled: dict[int, _Compiled] = {}
 def _compile(guard: Any) -> _Compiled:
     """The compiled rules and values of `guard`, rebuilt when its secrets, typed passwords or
     policies change."""
-    from pagewarden.policies.rules.sensitive import SensitiveData
+    from pagewarden.rules.sensitive import SensitiveData
 
     policies = list(guard.policies)
     typed = getattr(guard.session, "typed_passwords", {}) or {}

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from pagewarden.console._hub import Hub
 from pagewarden.console._protocol import API_VERSION, ProtocolError, check_command
-from pagewarden.guard._events import GuardEvent
+from pagewarden.steps import GuardEvent
 
 if TYPE_CHECKING:
     from pagewarden.console._link import ConsoleLink

@@ -10,7 +10,7 @@ from typing import Any
 
 from pagewarden.console._access import Access, new_token
 from pagewarden.console._hub import Hub
-from pagewarden.trace._logging import get_logger
+from pagewarden.trace import get_logger
 
 __all__ = ["Console"]
 

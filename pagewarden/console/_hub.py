@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pagewarden.console._protocol import ProtocolError, check_command
-from pagewarden.trace._logging import global_secrets, redact_value
+from pagewarden.trace import global_secrets, redact_value
 
 __all__ = ["Controller", "Hub", "RemoteController", "SessionRecord", "Stream"]
 

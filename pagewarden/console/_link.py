@@ -29,17 +29,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pagewarden._serde import to_data
 from pagewarden._version import __version__
-from pagewarden.guard._events import GuardEvent
-from pagewarden.guard._exceptions import GuardError, SessionStopped
-from pagewarden.guard._step import Step
-from pagewarden.guard._verdict import Decision, Finding, Verdict
-from pagewarden.observe._gather import Call
-from pagewarden.observe._mask import MaskBoxes, MaskUnavailable, mask_boxes, paint_masks
-from pagewarden.trace._writer import redact_step_data
+from pagewarden.guard import GuardError, SessionStopped
+from pagewarden.observe import Call, MaskBoxes, MaskUnavailable, mask_boxes, paint_masks
+from pagewarden.steps import Decision, Finding, GuardEvent, Step, Verdict
+from pagewarden.trace import redact_step_data
 
 if TYPE_CHECKING:
-    from pagewarden.guard._guard import Guard
-    from pagewarden.interceptors._wrappers import Guarded, SharedState
+    from pagewarden.guard import Guard
+    from pagewarden.interceptors import Guarded, SharedState
 
 __all__ = ["Channel", "ConsoleLink"]
 
@@ -306,7 +303,7 @@ class ConsoleLink:
         elif not self._masking_sync:
             # (a frame arriving while a read for the one before is on its way waits: the loop
             # below picks it up; reads are never nested)
-            from pagewarden.interceptors._pipeline import drive_sync
+            from pagewarden._calls import drive_sync
 
             self._masking_sync = True
             try:
@@ -316,7 +313,7 @@ class ConsoleLink:
                 self._masking_sync = False
 
     async def _mask_frames_async(self) -> None:
-        from pagewarden.interceptors._pipeline import drive_async
+        from pagewarden._calls import drive_async
 
         with contextlib.suppress(Exception):  # a frame that cannot be masked is not sent
             await drive_async(self._mask_frames())
@@ -394,8 +391,7 @@ class ConsoleLink:
     def _run_order(self, shared: SharedState, owner: Guarded, page: Any, order: dict[str, Any]) -> Pipeline:
         """Run a person's order on the page, through the guard (judged and recorded like any
         step; the person approves their own ASKs, BLOCKs still stop them)."""
-        from pagewarden.interceptors._methods import spec_for
-        from pagewarden.interceptors._pipeline import guarded_action
+        from pagewarden.interceptors import guarded_action, spec_for
 
         op, args = order["op"], order["args"]
         result: dict[str, Any] = {"id": order.get("order", ""), "op": op, "status": "done"}

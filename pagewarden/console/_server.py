@@ -45,7 +45,7 @@ from pagewarden.console._access import CONSOLE_CSP, REPORT_CSP, SECURITY_HEADERS
 from pagewarden.console._hub import Hub, RemoteController
 from pagewarden.console._protocol import CONTROL_ACTIONS, ProtocolError, check_event, check_order
 from pagewarden.console._report import render_report
-from pagewarden.trace._logging import get_logger
+from pagewarden.trace import get_logger
 
 __all__ = ["make_app"]
 

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pagewarden.demo._agent import StepRecord
-from pagewarden.demo.runner import AgentRun, DemoResult
+from pagewarden.demo._results import AgentRun, DemoResult
 from pagewarden.secrets import MIN_SECRET_LENGTH, SecretRegistry, credentials_in_text, redact_credentials
 
 __all__ = ["print_result", "redacted", "result_data", "write_html", "write_json"]

@@ -13,7 +13,6 @@ import asyncio
 import json
 import shutil
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,8 @@ from playwright.async_api import Browser, async_playwright
 
 from pagewarden._browser import chromium_launch_options
 from pagewarden._launch import per_context_proxy_launch_options, proxied_context_options
-from pagewarden.demo._agent import Agent, AgentStopped, StepRecord
+from pagewarden.demo._agent import Agent, AgentStopped
+from pagewarden.demo._results import AgentRun, DemoResult
 from pagewarden.demo.agents import SCENARIOS, Outcome, Scenario, scenario_by_id
 from pagewarden.demo.site import DemoSite
 from pagewarden.guard import Approver, Guard
@@ -52,86 +52,6 @@ class TraceTail:
             return []
         self._offset += end + 1
         return [json.loads(line) for line in data[:end].decode("utf-8").splitlines() if line.strip()]
-
-
-@dataclass(slots=True)
-class AgentRun:
-    """One agent's run through one scenario and what it left behind."""
-
-    scenario: Scenario
-    agent: str  # "benign" | "naive"
-    guarded: bool
-    steps: list[StepRecord] = field(default_factory=list)
-    outcome: str | None = None  # benign: the effect achieved; naive: the harm done
-    evil_received: list[str] = field(default_factory=list)
-    trace: str | None = None  # relative to the output directory
-    error: str | None = None  # the script failed outside a step
-    #: through the network layer: requests its proxy handled, and what it refused (rule host)
-    proxied_requests: int | None = None
-    network_refusals: list[str] = field(default_factory=list)
-
-    @property
-    def attack_steps(self) -> list[StepRecord]:
-        """The steps that follow the injection."""
-        return [s for s in self.steps if s.attack]
-
-    @property
-    def benign_steps_stopped(self) -> list[StepRecord]:
-        """Steps that should have run but did not (refused or failed)."""
-        return [s for s in self.steps if not s.attack and not s.ran]
-
-    @property
-    def ok(self) -> bool:
-        """Whether this run went as it should in its mode."""
-        if self.error is not None:
-            return False
-        if self.agent == "benign":
-            return not self.benign_steps_stopped and self.outcome is not None
-        if not self.guarded:
-            return self.outcome is not None
-        attack_stopped = any(s.stopped for s in self.attack_steps)
-        return attack_stopped and self.outcome is None and not self.benign_steps_stopped
-
-    @property
-    def summary(self) -> str:
-        """A short verdict on the run, for tables."""
-        if self.error is not None:
-            return f"SCRIPT ERROR: {self.error}"
-        if self.agent == "benign":
-            if self.benign_steps_stopped:
-                step = self.benign_steps_stopped[0]
-                return f"BENIGN ACTION STOPPED at step {step.index} ({step.decision})"
-            return f"done: {self.outcome}" if self.outcome else "NOT DONE: the task had no effect"
-        if not self.guarded:
-            return f"attack succeeded: {self.outcome}" if self.outcome else "ATTACK FAILED even unguarded"
-        if self.outcome is not None:
-            return f"ATTACK GOT THROUGH: {self.outcome}"
-        stopped = next((s for s in self.attack_steps if s.stopped), None)
-        if stopped is None:
-            return "NO ATTACK STEP WAS STOPPED"
-        if self.benign_steps_stopped:
-            first = self.benign_steps_stopped[0].index
-            return f"attack stopped, but a benign step was stopped too (step {first})"
-        return f"attack stopped at step {stopped.index} ({stopped.decision})"
-
-
-@dataclass(slots=True)
-class DemoResult:
-    """All runs of one demo invocation."""
-
-    guarded: bool
-    out_dir: Path
-    runs: list[AgentRun] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """Guarded: every attack stopped, every benign task done. Unguarded: every attack worked."""
-        return bool(self.runs) and all(run.ok for run in self.runs)
-
-    @property
-    def exit_code(self) -> int:
-        """0 when `ok`, else 1."""
-        return 0 if self.ok else 1
 
 
 async def run_agent(
@@ -250,7 +170,7 @@ class _RequestCount:
 async def _start_network(guard: Guard, site: DemoSite, counter: _RequestCount) -> Any:
     """The guard's network layer for one run: its policies, session token and grants, the
     demo's hosts resolved by the proxy; started and checked before any page loads."""
-    from pagewarden.proxy._session import session_proxy, verify_enforcing
+    from pagewarden.proxy import session_proxy, verify_enforcing
 
     network = session_proxy(guard, host_map={"*.test": site.port}, addons=(counter,))
     await network.start_async()

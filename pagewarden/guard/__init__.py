@@ -1,8 +1,8 @@
 """The guard: steps in, verdicts out, decisions applied."""
 
+from pagewarden.guard._adapters import plug_adapters
 from pagewarden.guard._approvers import approve_all, deny_all, terminal_approver
-from pagewarden.guard._cascade import CascadeOptions, ConsultMode, SemanticTier
-from pagewarden.guard._events import EventBus, EventSink, GuardEvent
+from pagewarden.guard._cascade import SemanticTier
 from pagewarden.guard._exceptions import (
     ActionBlocked,
     ApprovalRequired,
@@ -11,9 +11,20 @@ from pagewarden.guard._exceptions import (
     SessionStopped,
 )
 from pagewarden.guard._guard import Approver, Guard
+from pagewarden.guard._options import CascadeOptions, ConsultMode
 from pagewarden.guard._risk import Thresholds
-from pagewarden.guard._step import Action, DataFormatError, PreviousStep, Step
-from pagewarden.guard._verdict import Decision, Finding, Verdict
+from pagewarden.steps import (
+    Action,
+    DataFormatError,
+    Decision,
+    EventBus,
+    EventSink,
+    Finding,
+    GuardEvent,
+    PreviousStep,
+    Step,
+    Verdict,
+)
 
 __all__ = [
     "Action",
@@ -39,5 +50,6 @@ __all__ = [
     "Verdict",
     "approve_all",
     "deny_all",
+    "plug_adapters",
     "terminal_approver",
 ]

@@ -6,9 +6,8 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from pagewarden.guard._step import Step
-from pagewarden.guard._verdict import Verdict
-from pagewarden.trace._logging import global_secrets
+from pagewarden.steps import Step, Verdict
+from pagewarden.trace import global_secrets
 
 __all__ = ["approve_all", "deny_all", "terminal_approver"]
 

@@ -20,9 +20,7 @@ from __future__ import annotations
 import re
 
 from pagewarden._url import ParsedURL, parse_url, registrable_domain
-from pagewarden.guard._step import Step
-from pagewarden.guard._verdict import Finding
-from pagewarden.worldmodel._prediction import Prediction
+from pagewarden.steps import Finding, Prediction, Step
 
 __all__ = ["browser_findings"]
 

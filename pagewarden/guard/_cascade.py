@@ -26,117 +26,63 @@ import json
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from pagewarden._calls import Call
 from pagewarden._url import parse_url
+from pagewarden.guard._options import CascadeOptions
 from pagewarden.guard._risk import Thresholds, decide
-from pagewarden.guard._step import Step
-from pagewarden.guard._verdict import Decision, Finding, Verdict
-from pagewarden.judge._answers import Assessment, UtilityAnswer, WorldModelAnswer
-from pagewarden.judge._context import StepContext, build_context, select_policies
-from pagewarden.judge._evidence import evidence_lines
-from pagewarden.judge._observation import PAGE_TEXT_CHARS, PAGE_TEXT_TIMEOUT_MS, as_text_lines
-from pagewarden.judge._steering import addresses_judge, fenced_data, relayed_instructions
-from pagewarden.judge._utility import render_assessment_prompt, render_utility_prompt
-from pagewarden.llm._errors import LLMError
-from pagewarden.llm._prompt import Fence
-from pagewarden.observe._gather import Call
-from pagewarden.observe._tree import PrunedTree, prune_for_prompt
+from pagewarden.guard._triggers import (
+    ACTIVATING,
+    in_goal,
+    submits_goal_text,
+    typed_values,
+    untrusted_target,
+    untrusted_value,
+)
+from pagewarden.judge import (
+    PAGE_TEXT_CHARS,
+    PAGE_TEXT_TIMEOUT_MS,
+    Assessment,
+    PrunedTree,
+    StepContext,
+    UtilityAnswer,
+    WorldModelAnswer,
+    addresses_judge,
+    as_text_lines,
+    build_context,
+    evidence_lines,
+    fenced_data,
+    prune_for_prompt,
+    relayed_instructions,
+    render_assessment_prompt,
+    render_utility_prompt,
+    select_policies,
+)
+from pagewarden.llm import Fence, LLMError
 from pagewarden.policies import Policy
-from pagewarden.policies.rules._instructions import goal_supports_text, goal_supports_url
+from pagewarden.rules import goal_supports_text, goal_supports_url
 from pagewarden.secrets import SecretRegistry
-from pagewarden.trace._logging import redact_value
-from pagewarden.worldmodel._llm import RISK_BASE, plan_risk, refine_prediction, render_prediction_prompt
-from pagewarden.worldmodel._prediction import Consequence
-from pagewarden.worldmodel._static import SCRIPT_KINDS
+from pagewarden.steps import Consequence, Decision, Finding, Step, Verdict
+from pagewarden.trace import redact_value
+from pagewarden.worldmodel import (
+    RISK_BASE,
+    SCRIPT_KINDS,
+    plan_risk,
+    refine_prediction,
+    render_prediction_prompt,
+)
 
 if TYPE_CHECKING:
     from pagewarden.guard._guard import Guard
-    from pagewarden.llm._client import LLMClient, LLMResult
+    from pagewarden.llm import LLMClient, LLMResult
 
-__all__ = [
-    "CascadeOptions",
-    "ConsultMode",
-    "ModelOutcome",
-    "ObservationMode",
-    "SemanticTier",
-    "semantic_stage",
-]
+__all__ = ["Consultation", "ModelOutcome", "SemanticTier", "semantic_stage"]
 
-ConsultMode = Literal["consequential", "always", "never"]
-ObservationMode = Literal["targeted", "page"]
-_ACTIVATING = frozenset({"click", "dblclick", "tap", "press", "accept_dialog", "dispatch_event"})
-_TYPED_FIELDS = frozenset({"text", "textarea", "email", "password", "search", "tel", "url", "number", ""})
-_UNTRUSTED_VALUE_KINDS = frozenset({"fill", "type", "goto", "new_page", "request", "press_sequentially"})
 _FAILURE_GUIDANCE = (
     "The guard could not judge this action, so it did not run. Try again in a moment, choose a "
     "less consequential way to reach the goal, or ask the user."
 )
-
-
-@dataclass(frozen=True, slots=True)
-class CascadeOptions:
-    """How the guard uses the model.
-
-    Args:
-        consult: ``consequential`` (the cascade, default), ``always`` or ``never``.
-        on_failure: a consulted action the model could not judge is blocked (``block``)
-            or sent to the approver (``ask``).
-        harmless_on_failure: with ``consult="always"``, what happens to an action the
-            cascade would not have consulted when the model fails: ``allow`` (default),
-            ``block`` or ``ask``.
-        split: world model and utility agent as two concurrent calls instead of one.
-        short_term / long_term: ask for the immediate delta / the lasting impact.
-        lookahead: later steps of the agent's stated plan to predict (0 = none).
-        tree_budget: tokens the pruned accessibility tree may take in a prompt.
-        step_deadline: seconds the whole consultation may take, retries included.
-        max_policies / max_references: policies shown per call, past violations per policy.
-        model_weight: confidence given to the model's findings (scales the policies' risk).
-        observation: what a consulted step shows the model when the step carries no aria
-            snapshot: ``targeted`` (default; the target, its form, provenance and
-            surroundings, what changed, and the page lines that give orders or that the
-            agent cites: bounded whatever the page size) or ``page`` (the whole page's aria
-            snapshot, pruned to `tree_budget`: slower on large pages).
-    """
-
-    consult: ConsultMode = "consequential"
-    on_failure: Literal["block", "ask"] = "block"
-    harmless_on_failure: Literal["allow", "block", "ask"] = "allow"
-    split: bool = False
-    short_term: bool = True
-    long_term: bool = True
-    lookahead: int = 2
-    tree_budget: int = 2000
-    step_deadline: float = 60.0
-    max_policies: int = 12
-    max_references: int = 3
-    model_weight: float = 1.0
-    observation: ObservationMode = "targeted"
-
-    def __post_init__(self) -> None:
-        problems = []
-        if self.observation not in ("targeted", "page"):
-            problems.append(f"observation must be 'targeted' or 'page', not {self.observation!r}")
-        if self.consult not in ("consequential", "always", "never"):
-            problems.append(f"consult must be 'consequential', 'always' or 'never', not {self.consult!r}")
-        if self.on_failure not in ("block", "ask"):
-            problems.append(f"on_failure must be 'block' or 'ask', not {self.on_failure!r}")
-        if self.harmless_on_failure not in ("allow", "block", "ask"):
-            problems.append(
-                f"harmless_on_failure must be 'allow', 'block' or 'ask', not {self.harmless_on_failure!r}"
-            )
-        if not 0 <= self.lookahead <= 8:
-            problems.append("lookahead must be between 0 and 8")
-        if self.tree_budget < 64:
-            problems.append("tree_budget must be at least 64 tokens")
-        if self.step_deadline <= 0:
-            problems.append("step_deadline must be positive")
-        if not 0 < self.model_weight <= 1:
-            problems.append("model_weight must be in (0, 1]")
-        if self.max_policies < 1 or self.max_references < 0:
-            problems.append("max_policies must be >= 1 and max_references >= 0")
-        if problems:
-            raise ValueError("; ".join(problems))
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,51 +110,6 @@ class ModelOutcome:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _untrusted_target(step: Step) -> bool:
-    el = step.observation.target
-    if el is None:
-        return False
-    aria_only = bool(el.aria_text) and len(el.aria_text) > 40 and len(el.text) < len(el.aria_text) / 3
-    return el.in_ugc or el.overlay_in_ugc or not el.visible or bool(el.hidden_text) or aria_only
-
-
-def _untrusted_value(step: Step) -> bool:
-    """The typed text or URL occurs on the page only in untrusted places, and not in the goal."""
-    sources = step.observation.value_sources
-    if step.action.kind not in _UNTRUSTED_VALUE_KINDS or not sources:
-        return False
-    if not all(s.in_ugc or s.hidden or s.in_dialog for s in sources):
-        return False
-    return not goal_supports_text(step.goal or "", step.action.value or "")
-
-
-def _typed_values(step: Step) -> list[str]:
-    el = step.observation.target
-    if el is None or el.form is None:
-        return []
-    return [f.value for f in el.form.fields if f.value and f.type in _TYPED_FIELDS]
-
-
-def _in_goal(goal: str, value: str) -> bool:
-    folded = " ".join(value.lower().split())
-    return len(folded) >= 1 and folded in " ".join(goal.lower().split())
-
-
-_GOAL_TEXT_CHARS = 8
-
-
-def _submits_goal_text(step: Step, goal: str) -> bool:
-    """The action submits a same-site form whose typed values are all text the goal gives,
-    one of them at least `_GOAL_TEXT_CHARS` long: the goal asks for this submission, whatever
-    the button says ("Post reply", "Send", "Comment")."""
-    values = _typed_values(step)
-    return (
-        bool(values)
-        and all(_in_goal(goal, v) for v in values)
-        and any(len(" ".join(v.split())) >= _GOAL_TEXT_CHARS for v in values)
-    )
-
-
 class SemanticTier:
     """The model's part of the guard: when to consult it, what to ask, what its answer means."""
 
@@ -231,7 +132,7 @@ class SemanticTier:
         out: list[str] = []
         if action.kind in SCRIPT_KINDS:
             out.append("script")
-        untrusted = _untrusted_target(step) or _untrusted_value(step)
+        untrusted = untrusted_target(step) or untrusted_value(step)
         if untrusted:
             out.append("untrusted")
         if prediction is None:
@@ -242,12 +143,12 @@ class SemanticTier:
             dest = parse_url(nav.url)
             if not goal_supports_url(goal, dest.host, dest.path):
                 out.append("offsite")
-        activating = action.kind in _ACTIVATING
+        activating = action.kind in ACTIVATING
         sub = prediction.submission
         if sub is not None and activating:
             if sub.cross_site and "offsite" not in out:
                 out.append("offsite")
-            if any(not _in_goal(goal, value) for value in _typed_values(step)):
+            if any(not in_goal(goal, value) for value in typed_values(step)):
                 out.append("typed")
         if prediction.consequence is Consequence.IRREVERSIBLE:
             out.append("irreversible")
@@ -264,7 +165,7 @@ class SemanticTier:
                         activating
                         and sub is not None
                         and not sub.cross_site
-                        and _submits_goal_text(step, goal)
+                        and submits_goal_text(step, goal)
                     )
                 )
             )

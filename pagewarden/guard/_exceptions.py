@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pagewarden.guard._verdict import Verdict
+from pagewarden.steps import Verdict
 
 __all__ = ["ActionBlocked", "ApprovalRequired", "GuardError", "RevisionRequired", "SessionStopped"]
 
@@ -16,7 +16,7 @@ class GuardError(Exception):
 
     def __init__(self, verdict: Verdict, action: str = "") -> None:
         from pagewarden.secrets import redact_credentials
-        from pagewarden.trace._logging import global_secrets
+        from pagewarden.trace import global_secrets
 
         self.verdict = verdict
         self.action = action

@@ -17,24 +17,39 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pagewarden._url import parse_url, registrable_domain
+from pagewarden.guard._adapters import ADAPTERS
 from pagewarden.guard._browser import browser_findings
-from pagewarden.guard._cascade import CascadeOptions, ConsultMode, SemanticTier, semantic_stage
-from pagewarden.guard._events import EventBus, EventSink, GuardEvent
+from pagewarden.guard._cascade import SemanticTier, semantic_stage
 from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
+from pagewarden.guard._options import CascadeOptions, ConsultMode
 from pagewarden.guard._risk import Thresholds, decide
 from pagewarden.guard._session import SessionState
-from pagewarden.guard._step import Action, Step
-from pagewarden.guard._verdict import Decision, Finding, Verdict
-from pagewarden.observe._facts import Observation
-from pagewarden.policies import Policy, PolicySet, baseline_policies
-from pagewarden.policies._rules_schema import ACTION_KINDS
-from pagewarden.policies.rules import RuleBook, RuleContext
+from pagewarden.policies import ACTION_KINDS, Policy, PolicySet, baseline_policies
+from pagewarden.rules import RuleBook, RuleContext
 from pagewarden.secrets import MIN_SECRET_LENGTH, Secret, SecretRegistry, credentials_in_text
-from pagewarden.trace._logging import get_logger, global_secrets, redact_value
-from pagewarden.trace._redact import PASSWORD_MASK, redacted_verdict, step_redactor
-from pagewarden.trace._writer import TraceWriter, trace_record
-from pagewarden.worldmodel._prediction import Prediction
-from pagewarden.worldmodel._static import predict_static
+from pagewarden.steps import (
+    Action,
+    Decision,
+    EventBus,
+    EventSink,
+    Finding,
+    GuardEvent,
+    Observation,
+    Prediction,
+    Step,
+    Verdict,
+)
+from pagewarden.trace import (
+    PASSWORD_MASK,
+    TraceWriter,
+    get_logger,
+    global_secrets,
+    redact_value,
+    redacted_verdict,
+    step_redactor,
+    trace_record,
+)
+from pagewarden.worldmodel import predict_static
 
 __all__ = ["Approver", "Guard"]
 
@@ -217,7 +232,7 @@ class Guard:
         #: the recorded session directory being written (None unless `record=` was given)
         self.recording: Any = None
         if record is not None:
-            from pagewarden.trace._session import SessionRecorder
+            from pagewarden.trace import SessionRecorder
 
             self.recording = SessionRecorder(record, self, user_policies, screenshots=screenshots)
             self.trace = self.recording.trace
@@ -234,9 +249,7 @@ class Guard:
         #: `launch(proxy=True)`: grants for allowed navigations, the proxy's refusals
         self.network: Any = None
         if console is not None:
-            from pagewarden.console import attach
-
-            attach(self, console)
+            ADAPTERS.attacher()(self, console)
 
     # -- configuration ------------------------------------------------------------------
     @property
@@ -397,13 +410,13 @@ class Guard:
         """All tiers on `step` (the model too, where consulted), without changing the session.
 
         Sync: a model call runs on the background loop thread (safe in any thread)."""
-        from pagewarden.interceptors._pipeline import drive_sync
+        from pagewarden._calls import drive_sync
 
         return drive_sync(self.judge(step))
 
     async def aassess(self, step: Step) -> Verdict:
         """`assess` for async callers."""
-        from pagewarden.interceptors._pipeline import drive_async
+        from pagewarden._calls import drive_async
 
         return await drive_async(self.judge(step))
 
@@ -579,9 +592,7 @@ class Guard:
     # -- wrapping -----------------------------------------------------------------------
     def wrap(self, page: Any) -> Any:
         """A guarded drop-in for a Playwright `Page` (async or sync API)."""
-        from pagewarden.interceptors import wrap_page
-
-        return wrap_page(self, page)
+        return ADAPTERS.wrapper()(self, page)
 
     # -- helpers ------------------------------------------------------------------------
     @staticmethod

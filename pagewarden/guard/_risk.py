@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pagewarden.guard._verdict import Decision, Finding
-from pagewarden.worldmodel._prediction import Consequence, Prediction
+from pagewarden.steps import Consequence, Decision, Finding, Prediction
 
 __all__ = ["Thresholds", "adjust_scores", "combine", "decide"]
 

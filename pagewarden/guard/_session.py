@@ -6,11 +6,9 @@ from collections import deque
 from dataclasses import replace
 
 from pagewarden._url import parse_url, registrable_domain
-from pagewarden.guard._step import PreviousStep, Step
-from pagewarden.guard._verdict import Verdict
-from pagewarden.policies.rules._base import HistoryEntry, RuleMemory, SessionView
-from pagewarden.policies.rules._taint import TabMemory
-from pagewarden.trace._redact import PASSWORD_MASK
+from pagewarden.rules import HistoryEntry, RuleMemory, SessionView, TabMemory
+from pagewarden.steps import PreviousStep, Step, Verdict
+from pagewarden.trace import PASSWORD_MASK
 
 __all__ = ["SessionState"]
 

@@ -4,10 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from pagewarden.interceptors._methods import ACTIONS, READ_ONLY, ActionSpec
+from pagewarden.interceptors._frames import FrameActions, RefusalSignal
+from pagewarden.interceptors._gate import gate_needed
+from pagewarden.interceptors._methods import ACTIONS, READ_ONLY, ActionSpec, spec_for
+from pagewarden.interceptors._pipeline import drive_async, drive_sync, guarded_action
 from pagewarden.interceptors._wrappers import Guarded, GuardedPage, SharedState
 
-__all__ = ["ACTIONS", "READ_ONLY", "ActionSpec", "Guarded", "GuardedPage", "wrap_page"]
+__all__ = [
+    "ACTIONS",
+    "READ_ONLY",
+    "ActionSpec",
+    "FrameActions",
+    "Guarded",
+    "GuardedPage",
+    "RefusalSignal",
+    "SharedState",
+    "drive_async",
+    "drive_sync",
+    "gate_needed",
+    "guarded_action",
+    "spec_for",
+    "wrap_page",
+]
 
 
 def wrap_page(guard: Any, page: Any) -> Any:

@@ -40,7 +40,7 @@ import secrets
 from collections.abc import Iterable
 from typing import Any
 
-from pagewarden._url import parse_url
+from pagewarden._url import host_of_pattern, parse_url
 
 __all__ = [
     "MAX_POLICIES", "REPORT_HOST", "csp_policies", "csp_script", "deny_url_patterns", "new_binding_name",
@@ -62,9 +62,7 @@ _SCHEMES = ("http", "https", "ws", "wss")
 def _sources(pattern: str) -> list[str] | None:
     """The CSP host-sources that match exactly the hosts `pattern` matches (``host_matches``);
     None when CSP cannot say it, [] for ``*`` (every host)."""
-    from pagewarden.interceptors._gate import _host_of_pattern  # the gate's reading of a pattern
-
-    parsed = _host_of_pattern(pattern)
+    parsed = host_of_pattern(pattern)
     if parsed is None:
         return None
     prefix, host = parsed
@@ -181,12 +179,10 @@ def deny_url_patterns(rules: Any, *, covered: bool) -> list[str]:
     ``deny_hosts``) matches — a superset: the gate judges what they pause. With `covered`, the
     hosts the allow-list refuses anyway (its policy covers them) are left out. A ``*`` pattern
     (every host) gives none: the allow-list, or nothing, has to say it."""
-    from pagewarden.interceptors._gate import _host_of_pattern
-
     patterns: list[str] = []
     texts = [p for rule in getattr(rules, "domain_deny", ()) for p in rule.patterns]
     for pattern in [*texts, *getattr(rules, "deny_hosts", ())]:
-        parsed = _host_of_pattern(pattern)
+        parsed = host_of_pattern(pattern)
         if parsed is None or parsed[0] == "*":
             continue
         prefix, host = parsed
@@ -200,11 +196,9 @@ def deny_url_patterns(rules: Any, *, covered: bool) -> list[str]:
 def _allowed_by_every_rule(rules: Any, host: str, prefix: str) -> bool:
     """Whether some host `prefix` + `host` names may pass every ``domain_allow`` rule."""
     from pagewarden._url import host_matches
-    from pagewarden.interceptors._gate import _host_of_pattern
-
     for rule in rules.domain_allow:
         for pattern in rule.patterns:
-            parsed = _host_of_pattern(pattern)
+            parsed = host_of_pattern(pattern)
             if parsed is None or parsed[0] == "*" or parsed[1] == host or parsed[1].endswith("." + host):
                 return True  # an allowed host under the denied one (or one the gate cannot read)
     samples = [host] if prefix == "" else [f"a.{host}"] if prefix == "*." else [host, f"a.{host}"]

@@ -42,7 +42,7 @@ Downloads a response starts (``Content-Disposition: attachment``, a type the bro
 render: a zip, an executable, ``application/octet-stream``) on a link, a redirect, a form's post, a
 script's navigation, a script-made ``<a download>`` or a frame are judged by the same DevTools
 session at the response stage, before a byte of the body reaches the browser, as the network
-layer judges them (`pagewarden.policies._downloads`): unless a download action the guard allowed
+layer judges them (`pagewarden.rules._downloads`): unless a download action the guard allowed
 (and a human approved) led to that site in the last 30 s (`grant`), the request is aborted (the
 page stays where it was, nothing is saved; a script-made ``<a download>`` shows as a cancelled
 download) and recorded as a ``download`` refusal (``PW-DOWNLOAD``, rule ``download``), raised at
@@ -68,8 +68,8 @@ from dataclasses import replace
 from typing import Any
 
 from pagewarden._regex import trie_pattern
-from pagewarden._url import _normalise_host, parse_url, registrable_domain
-from pagewarden.guard._verdict import Verdict
+from pagewarden._url import host_of_pattern as _host_of_pattern
+from pagewarden._url import parse_url, registrable_domain
 from pagewarden.interceptors._csp import (
     REPORT_HOST,
     csp_policies,
@@ -79,17 +79,18 @@ from pagewarden.interceptors._csp import (
 )
 from pagewarden.interceptors._frames import FrameActions, RefusalSignal
 from pagewarden.interceptors._hops import HopGate, Steps, drive_hops_async, drive_hops_sync
-from pagewarden.observe._gather import Call
-from pagewarden.policies._downloads import DownloadGrants
-from pagewarden.policies._egress import (
+from pagewarden.observe import Call
+from pagewarden.rules import (
     AGENT_ACTIONS,
     NETWORK_POLICY,
     REFUSALS_KEPT,
+    DownloadGrants,
     EgressRules,
     Refusal,
     refusals_verdict,
     reported_to_agent,
 )
+from pagewarden.steps import Verdict
 
 __all__ = ["NavigationGate", "gate_needed", "navigation_pattern", "pin_hosts"]
 
@@ -99,27 +100,6 @@ _HOST_CHAR = r"[^/?#@:\[\]\s]"
 #: the end of the host part of a URL (a port, then the path, query, fragment, or nothing)
 _HOST_END = r"(?::\d+)?(?:[/?#]|$)"
 LAYER = "the guard's navigation gate (no proxy runs)"
-
-
-def _host_of_pattern(pattern: str) -> tuple[str, str] | None:
-    """(prefix, normalised host) of a domain pattern: prefix ``*.``, ``.`` or ``""``; None when
-    it names no host a browser would use (``*`` alone is ``("*", "")``)."""
-    text = pattern.strip().lower()
-    if text == "*":
-        return "*", ""
-    if "://" in text:
-        text = parse_url(text).host
-    prefix = ""
-    for mark in ("*.", "."):
-        if text.startswith(mark):
-            prefix, text = mark, text[len(mark) :]
-            break
-    if not text or text.startswith("["):
-        return None
-    if text.count(":") == 1:
-        text = text.rsplit(":", 1)[0]
-    host = _normalise_host(text)[0]
-    return (prefix, host) if host else None
 
 
 def _allowed_host_re(pattern: str) -> str | None:

@@ -45,9 +45,8 @@ from typing import TYPE_CHECKING, Any
 from pagewarden._url import parse_url
 from pagewarden.interceptors._csp import REPORT_HOST, deny_url_patterns
 from pagewarden.interceptors._pipeline import drive_async, drive_sync
-from pagewarden.observe._gather import Call
-from pagewarden.policies._downloads import download_refusal, saved_file
-from pagewarden.policies._egress import NETWORK_POLICY, Refusal
+from pagewarden.observe import Call
+from pagewarden.rules import NETWORK_POLICY, Refusal, download_refusal, saved_file
 
 if TYPE_CHECKING:
     from pagewarden.interceptors._gate import NavigationGate

@@ -7,45 +7,45 @@ screenshot, run the action) and gets the result back. `drive_async` awaits the c
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import inspect
 import time
 from collections.abc import Generator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pagewarden._loop import background_loop
+from pagewarden._calls import drive_async, drive_sync
 from pagewarden._url import parse_url
-from pagewarden.guard._exceptions import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
-from pagewarden.guard._step import Action, Step
-from pagewarden.guard._verdict import Decision, Finding, Verdict
+from pagewarden.guard import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.interceptors._frames import RefusedMeanwhile, raced, subframe_urls
 from pagewarden.interceptors._methods import ActionSpec
 from pagewarden.interceptors._request import follow_redirects
-from pagewarden.observe._direct import direct_reader
-from pagewarden.observe._facts import ElementFacts, Observation, TextSource
-from pagewarden.observe._gather import (
+from pagewarden.observe import (
     Begin,
     Call,
+    ElementFacts,
     EngineMissing,
     FactsUnavailable,
     Finish,
+    Observation,
     Running,
+    TextSource,
+    closed_shadow_facts,
+    direct_reader,
     facts_at_point,
     facts_of_focused,
     facts_of_handle,
     facts_of_locator,
     install_script,
+    mask_boxes,
     needle_for,
+    paint_masks,
+    prune_snapshot,
     register_reader,
     stopped_navigations,
     value_sources,
 )
-from pagewarden.observe._mask import mask_boxes, paint_masks
-from pagewarden.observe._prune import prune_snapshot
-from pagewarden.observe._shadow import closed_shadow_facts
+from pagewarden.steps import Action, Decision, Finding, Step, Verdict
 
 if TYPE_CHECKING:
     from pagewarden.interceptors._wrappers import Guarded, SharedState
@@ -862,87 +862,3 @@ def _with_timings(verdict: Verdict, timings: dict[str, float]) -> Verdict:
     verdict.timings_ms.clear()  # (a fresh dict of this verdict: filled in place, no copy of the verdict)
     verdict.timings_ms.update(timings)
     return verdict
-
-
-def _resume(pipeline: Pipeline, value: Any, error: BaseException | None) -> Call:
-    """Hand the last call's result (or its exception) back; StopIteration ends the pipeline."""
-    return pipeline.throw(error) if error is not None else pipeline.send(value)
-
-
-async def drive_async(pipeline: Pipeline) -> Any:
-    """Run a pipeline under the async API: await each yielded call."""
-    value: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            call = _resume(pipeline, value, error)
-        except StopIteration as stop:
-            return stop.value
-        value, error = None, None
-        try:
-            if type(call) is Finish:
-                running = call.running
-                if running.task is not None:
-                    value = await running.task
-                elif running.error is not None:
-                    raise running.error
-                else:
-                    value = running.value
-                continue
-            value = call.fn(*call.args, **call.kwargs)
-            if inspect.isawaitable(value):
-                if type(call) is Begin and asyncio.isfuture(value):
-                    value = Running(task=value)  # a future: the call's message is already sent
-                elif type(call) is Begin:
-                    task = asyncio.ensure_future(value)
-                    try:
-                        await asyncio.sleep(0)  # the task runs up to its first wait: its message is sent
-                    except BaseException:
-                        task.cancel()  # (this driver was cancelled: nobody would wait for the call)
-                        raise
-                    value = Running(task=task)
-                else:
-                    value = await value
-            elif type(call) is Begin:
-                value = Running(value=value)
-        except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
-            error = exc
-
-
-def drive_sync(pipeline: Pipeline) -> Any:
-    """Run a pipeline under the sync API: make each yielded call directly.
-
-    An awaitable (an async approver, a model call) runs on the process's persistent
-    background loop thread (`pagewarden._loop`), since the sync API owns this thread's loop.
-    """
-    value: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            call = _resume(pipeline, value, error)
-        except StopIteration as stop:
-            return stop.value
-        value, error = None, None
-        try:
-            if type(call) is Finish:
-                if call.running.error is not None:
-                    raise call.running.error
-                value = call.running.value
-                continue
-            if type(call) is Begin:
-                # the sync API cannot leave a call running: it runs to its end here
-                try:
-                    value = Running(value=_run_sync(call))
-                except BaseException as exc:  # noqa: BLE001 - raised again by its `Finish`
-                    value = Running(error=exc)
-                continue
-            value = _run_sync(call)
-        except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
-            error = exc
-
-
-def _run_sync(call: Call | Begin) -> Any:
-    value = call.fn(*call.args, **call.kwargs)
-    if inspect.isawaitable(value):
-        value = background_loop().run(value)
-    return value

@@ -15,9 +15,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
-from pagewarden.guard._step import Step
-from pagewarden.guard._verdict import Decision
-from pagewarden.observe._gather import Call
+from pagewarden.observe import Call
+from pagewarden.steps import Decision, Step
 
 if TYPE_CHECKING:
     from pagewarden.interceptors._wrappers import Guarded, SharedState

@@ -18,13 +18,13 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from pagewarden.guard._guard import Guard
-from pagewarden.guard._verdict import Verdict
+from pagewarden.guard import Guard
 from pagewarden.interceptors._gate import NavigationGate, page_site, pin_hosts
 from pagewarden.interceptors._methods import READ_ONLY, ActionSpec, spec_for
 from pagewarden.interceptors._pipeline import drive_async, drive_sync, guarded_action
-from pagewarden.policies._egress import EgressRules
-from pagewarden.policies.rules.provenance import InstructionProvenance
+from pagewarden.rules import EgressRules
+from pagewarden.rules.provenance import InstructionProvenance
+from pagewarden.steps import Verdict
 
 __all__ = ["Guarded", "GuardedPage", "SharedState"]
 
@@ -116,7 +116,7 @@ class SharedState:
     def register_reader_early(self, page: Any) -> None:
         """Register the facts reader's engine in `page`'s context at wrap time: at once under
         the sync API, as a task under the async API (the first guarded action awaits it)."""
-        from pagewarden.observe._gather import register_reader
+        from pagewarden.observe import register_reader
 
         try:
             context = page.context

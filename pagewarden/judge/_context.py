@@ -12,15 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pagewarden._url import parse_url
-from pagewarden.guard._step import Step
-from pagewarden.guard._verdict import Finding
 from pagewarden.judge._observation import measured_lines, page_lines
 from pagewarden.judge._relevance import policy_applies
-from pagewarden.llm._prompt import Fence, block
-from pagewarden.observe._tree import PrunedTree
+from pagewarden.judge._tree import PrunedTree
+from pagewarden.llm import Fence, block
 from pagewarden.policies import Policy
-from pagewarden.policies.rules._instructions import significant_tokens
-from pagewarden.worldmodel._prediction import Prediction
+from pagewarden.rules import significant_tokens
+from pagewarden.steps import Finding, Prediction, Step
 
 __all__ = ["StepContext", "build_context", "select_policies"]
 

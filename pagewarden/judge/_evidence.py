@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from pagewarden.judge._steering import addresses_judge
-from pagewarden.policies.rules._instructions import (
+from pagewarden.rules import (
     instruction_signals,
     reasoning_cites_page,
     reasoning_follows_page,

@@ -19,7 +19,7 @@ inside the fence.
 from __future__ import annotations
 
 from pagewarden._url import parse_url
-from pagewarden.guard._step import Step
+from pagewarden.steps import Step
 
 __all__ = [
     "PAGE_TEXT_CHARS",

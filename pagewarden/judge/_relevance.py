@@ -13,10 +13,21 @@ from __future__ import annotations
 import re
 
 from pagewarden._url import host_matches, parse_url
-from pagewarden.guard._step import Step
-from pagewarden.policies import Policy
-from pagewarden.policies import _rules_schema as rs
-from pagewarden.worldmodel._prediction import Prediction
+from pagewarden.policies import (
+    ActionBudgetRule,
+    ConsentRule,
+    DomainAllowRule,
+    DomainDenyRule,
+    ForbidElementRule,
+    InputAllowRule,
+    Policy,
+    Rule,
+    SensitiveDataRule,
+    SequenceRule,
+    UrlAllowRule,
+    UrlDenyRule,
+)
+from pagewarden.steps import Prediction, Step
 
 __all__ = ["policy_applies", "step_hosts"]
 
@@ -68,21 +79,21 @@ def _kind_in(kind: str, kinds: list[str]) -> bool:
     return "any" in kinds or kind in kinds
 
 
-def _rule_applies(rule: rs.Rule, step: Step, goes: bool) -> bool:
+def _rule_applies(rule: Rule, step: Step, goes: bool) -> bool:
     kind = step.action.kind
-    if isinstance(rule, rs.UrlDenyRule | rs.UrlAllowRule | rs.DomainAllowRule | rs.DomainDenyRule):
+    if isinstance(rule, UrlDenyRule | UrlAllowRule | DomainAllowRule | DomainDenyRule):
         return goes
-    if isinstance(rule, rs.ConsentRule):
+    if isinstance(rule, ConsentRule):
         return _kind_in(kind, rule.actions)
-    if isinstance(rule, rs.ForbidElementRule):
+    if isinstance(rule, ForbidElementRule):
         return _kind_in(kind, rule.actions) or (rule.check_value and kind in _INPUT)
-    if isinstance(rule, rs.ActionBudgetRule):
+    if isinstance(rule, ActionBudgetRule):
         return _kind_in(kind, rule.actions)
-    if isinstance(rule, rs.SequenceRule):
+    if isinstance(rule, SequenceRule):
         return kind == "finish" or any(_kind_in(kind, s.actions) for s in rule.steps)
-    if isinstance(rule, rs.InputAllowRule):
+    if isinstance(rule, InputAllowRule):
         return kind in _INPUT
-    if isinstance(rule, rs.SensitiveDataRule):
+    if isinstance(rule, SensitiveDataRule):
         return goes or kind in _INPUT or kind in _TELLING
     return True  # instruction provenance, and any rule kind added later
 

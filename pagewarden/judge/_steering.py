@@ -20,7 +20,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from pagewarden.policies.rules._instructions import instruction_signals
+from pagewarden.rules import instruction_signals
 
 __all__ = ["addresses_judge", "fenced_data", "relayed_instructions"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pagewarden.llm._prompt import PromptTemplate
-from pagewarden.worldmodel._llm import prediction_fields
+from pagewarden.llm import PromptTemplate
+from pagewarden.worldmodel import prediction_fields
 
 __all__ = ["render_assessment_prompt", "render_utility_prompt", "utility_fields"]
 

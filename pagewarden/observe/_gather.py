@@ -16,20 +16,23 @@ import json
 import re
 import time
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from pagewarden._calls import Begin, Call, Finish, Running
 from pagewarden._serde import DataFormatError, from_data
 from pagewarden._url import parse_url
-from pagewarden.observe._facts import ElementFacts, TextSource
+from pagewarden.steps import ElementFacts, TextSource
 
 __all__ = [
+    "Begin",
     "Call",
     "EngineMissing",
     "FactsUnavailable",
+    "Finish",
     "Gather",
+    "Running",
     "facts_at_point",
     "facts_of_focused",
     "facts_of_handle",
@@ -258,46 +261,6 @@ def _check(result: Any, stops: list[dict[str, Any]] | None = None) -> dict[str, 
         # navigations the reader stopped after an earlier action (see `stopped_navigations`)
         stops.extend(item for item in result.get("earlier_stops") or () if isinstance(item, dict))
     return result
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One Playwright call the observation needs: the driver runs it (awaiting if async)."""
-
-    fn: Callable[..., Any]
-    args: tuple[Any, ...] = ()
-    kwargs: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Begin:
-    """A call the pipeline starts and finishes later (`Finish`), to do its own work meanwhile.
-
-    Under the async API the call's coroutine runs as a task up to its first wait (its message
-    is then on its way to the browser) and the driver hands back a `Running` at once (a call
-    that returns a future has sent its message already: the future is awaited later); under
-    the sync API the call runs to its end first. Either way `Finish` gives its result or raises
-    its exception, so what the pipeline does in between must not depend on the outcome."""
-
-    fn: Callable[..., Any]
-    args: tuple[Any, ...] = ()
-    kwargs: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class Running:
-    """A begun call: its task (async), or its outcome (sync, or a call that was not awaitable)."""
-
-    task: Any = None
-    value: Any = None
-    error: BaseException | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Finish:
-    """Wait for a begun call (`Begin`): its result, or its exception raised."""
-
-    running: Running
 
 
 Gather = Generator[Call, Any, Any]

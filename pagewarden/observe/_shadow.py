@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pagewarden.observe._facts import ElementFacts
 from pagewarden.observe._gather import Call, Gather
+from pagewarden.steps import ElementFacts
 
 __all__ = ["closed_shadow_facts"]
 

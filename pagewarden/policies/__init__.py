@@ -10,6 +10,7 @@ from pagewarden.policies._loader import PolicyError, PolicySet, Problem
 from pagewarden.policies._model import Category, Policy, PolicySource, Reference, RiskLevel
 from pagewarden.policies._reference import FieldDoc, KindDoc, reference_markdown, rule_reference
 from pagewarden.policies._rules_schema import (
+    ACTION_KINDS,
     NAMED_PATTERNS,
     RULE_KINDS,
     ActionBudgetRule,
@@ -28,8 +29,10 @@ from pagewarden.policies._rules_schema import (
     parse_rule,
     rule_to_dict,
 )
+from pagewarden.policies._selectors import Selector, SelectorError, compile_selector, element_texts, normalise
 
 __all__ = [
+    "ACTION_KINDS",
     "NAMED_PATTERNS",
     "RULE_KINDS",
     "ActionBudgetRule",
@@ -50,14 +53,19 @@ __all__ = [
     "Reference",
     "RiskLevel",
     "Rule",
+    "Selector",
+    "SelectorError",
     "SensitiveDataRule",
     "SequenceRule",
     "SequenceStep",
     "UrlAllowRule",
     "UrlDenyRule",
     "baseline_policies",
+    "compile_selector",
     "domain_pattern_problem",
+    "element_texts",
     "lint_policies",
+    "normalise",
     "parse_rule",
     "reference_markdown",
     "rule_reference",

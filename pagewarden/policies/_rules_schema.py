@@ -19,6 +19,8 @@ from pydantic import (
     model_validator,
 )
 
+from pagewarden.policies._selectors import SelectorError, compile_selector
+
 __all__ = [
     "ACTION_KINDS",
     "NAMED_PATTERNS",
@@ -102,8 +104,7 @@ StrList = Annotated[list[str], BeforeValidator(_as_list)]
 
 
 def _check_selectors(value: list[str]) -> list[str]:
-    """Selectors must compile (simple CSS or XPath, see rules/_matching.py)."""
-    from pagewarden.policies.rules._matching import SelectorError, compile_selector
+    """Selectors must compile (simple CSS or XPath, see `_selectors`)."""
 
     for item in value:
         try:

@@ -11,6 +11,7 @@ See docs/guides/network.md for the exact rules.
 """
 
 from pagewarden.proxy._ca import (
+    CA_CERT,
     CAError,
     CAInfo,
     ca_dir,
@@ -25,10 +26,13 @@ from pagewarden.proxy._egress import NETWORK_POLICY, EgressPolicy, EgressRules, 
 from pagewarden.proxy._hostmap import HostMap
 from pagewarden.proxy._recorder import Recorder
 from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal, refusal_page
-from pagewarden.proxy._replay import REPLAY_HEADER, Replay
+from pagewarden.proxy._replay import REPLAY_HEADER, Replay, flows_file
 from pagewarden.proxy._server import ProxyError, ProxyServer, free_port
+from pagewarden.proxy._session import chromium_proxy_args, session_proxy, standalone_proxy, verify_enforcing
+from pagewarden.proxy._tokens import accept_language
 
 __all__ = [
+    "CA_CERT",
     "NETWORK_POLICY",
     "REFUSED_HEADER",
     "REPLAY_HEADER",
@@ -42,14 +46,20 @@ __all__ = [
     "Recorder",
     "Refusal",
     "Replay",
+    "accept_language",
     "ca_dir",
     "ca_info",
+    "chromium_proxy_args",
     "config_dir",
     "ensure_ca",
     "export_ca",
+    "flows_file",
     "free_port",
     "is_navigation",
     "refusal_page",
     "regenerate_ca",
+    "session_proxy",
     "spki_pin",
+    "standalone_proxy",
+    "verify_enforcing",
 ]

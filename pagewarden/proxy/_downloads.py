@@ -20,8 +20,8 @@ from typing import Any
 
 from mitmproxy import http
 
-from pagewarden.policies._downloads import DOWNLOAD_POLICY, download_refusal, saved_file
 from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal
+from pagewarden.rules import DOWNLOAD_POLICY, download_refusal, saved_file
 
 __all__ = ["DOWNLOAD_POLICY", "DownloadGate", "download_of", "refuse_download"]
 

@@ -1,7 +1,7 @@
 """Egress policy: which hosts and URLs the browser may reach, judged per request.
 
 The rules come from the policy set, matched with the rules tier's own code
-(`pagewarden.policies.rules.urls.UrlPattern`, `pagewarden._url.host_matches`), so a pattern
+(`pagewarden.rules.urls.UrlPattern`, `pagewarden._url.host_matches`), so a pattern
 means the same thing to the browser layer and to the network layer:
 
 * ``domain_deny`` — every request (subresources, websockets, ``CONNECT``, each redirect hop)
@@ -17,7 +17,7 @@ means the same thing to the browser layer and to the network layer:
 * A request with no host, or a host a browser would refuse, is refused.
 
 `EgressRules` is sans-I/O (a URL in, a `Refusal` or None out; it lives in
-`pagewarden.policies._egress`, shared with the embedded navigation gate); `EgressPolicy` is the
+`pagewarden.rules._egress`, shared with the embedded navigation gate); `EgressPolicy` is the
 mitmproxy addon that applies it.
 """
 
@@ -31,8 +31,8 @@ from dataclasses import replace
 from mitmproxy import http
 
 from pagewarden._url import parse_url
-from pagewarden.policies._egress import NETWORK_POLICY, REFUSALS_KEPT, EgressRules
 from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal, RefusalSink, refusal_page
+from pagewarden.rules import NETWORK_POLICY, REFUSALS_KEPT, EgressRules
 
 __all__ = ["NETWORK_POLICY", "EgressPolicy", "EgressRules", "is_navigation"]
 

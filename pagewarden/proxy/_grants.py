@@ -37,13 +37,12 @@ from typing import Any
 from mitmproxy import http
 
 from pagewarden._url import parse_url, registrable_domain, resolve_url
-from pagewarden.guard._verdict import Verdict
-from pagewarden.interceptors._frames import FrameActions, RefusalSignal
-from pagewarden.policies._downloads import DownloadGrants
-from pagewarden.policies._egress import AGENT_ACTIONS, REFUSALS_KEPT, refusals_verdict, reported_to_agent
+from pagewarden.interceptors import FrameActions, RefusalSignal
 from pagewarden.proxy._egress import NETWORK_POLICY, is_navigation, refuse_flow
 from pagewarden.proxy._refusal import Refusal
 from pagewarden.proxy._tokens import new_token
+from pagewarden.rules import AGENT_ACTIONS, REFUSALS_KEPT, DownloadGrants, refusals_verdict, reported_to_agent
+from pagewarden.steps import Verdict
 
 __all__ = ["NavigationGrants", "NetworkSession", "site_of"]
 

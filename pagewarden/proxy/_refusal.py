@@ -1,13 +1,13 @@
 """A refusal of the network layer: what it records, reports and answers the browser with.
 
-`Refusal` itself lives in `pagewarden.policies._egress` (the embedded navigation gate makes
+`Refusal` itself lives in `pagewarden.rules._egress` (the embedded navigation gate makes
 them too, without importing mitmproxy); it is re-exported here."""
 
 from __future__ import annotations
 
 import html
 
-from pagewarden.policies._egress import Refusal, RefusalSink
+from pagewarden.rules import Refusal, RefusalSink
 
 __all__ = ["REFUSED_HEADER", "Refusal", "RefusalSink", "refusal_page"]
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pagewarden.guard._step import Step
-from pagewarden.guard._verdict import Verdict
 from pagewarden.secrets import MIN_SECRET_LENGTH, SecretRegistry, redact_credentials
+from pagewarden.steps import Step, Verdict
 
 __all__ = [
     "PASSWORD_MASK",

@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pagewarden.guard._step import Step
-from pagewarden.guard._verdict import Verdict
 from pagewarden.secrets import SecretRegistry
+from pagewarden.steps import Step, Verdict
 from pagewarden.trace._redact import mask_password_fields, redact_tree, redacted_step_data, step_redactor
 
 __all__ = [

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from pagewarden.llm._prompt import PromptTemplate
-from pagewarden.worldmodel._prediction import Prediction
+from pagewarden.llm import PromptTemplate
+from pagewarden.steps import Prediction
 
 __all__ = ["plan_risk", "prediction_fields", "refine_prediction", "render_prediction_prompt"]
 

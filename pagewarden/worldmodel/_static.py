@@ -11,9 +11,7 @@ from __future__ import annotations
 import re
 
 from pagewarden._url import parse_url, same_site
-from pagewarden.guard._step import Step
-from pagewarden.observe._facts import ElementFacts
-from pagewarden.worldmodel._prediction import Consequence, Navigation, Prediction, Submission
+from pagewarden.steps import Consequence, ElementFacts, Navigation, Prediction, Step, Submission
 
 __all__ = ["SCRIPT_KINDS", "classify_consequence", "predict_static"]
 

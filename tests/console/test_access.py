@@ -184,7 +184,7 @@ async def test_long_poll_wakes_on_a_command(client: Client) -> None:
 
 
 async def test_the_token_never_reaches_the_log(client: Client, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="pagewarden")  # whatever level an earlier CLI run left
     await client.call("GET", f"/?token={client.full}", token=None)
     await client.call("GET", f"/api/sessions?token={client.view}", token=None)
     await client.call("GET", "/?token=" + client.full, token=None, headers={"Host": "evil.test"})

@@ -15,7 +15,7 @@ from pagewarden.eval.stwebagentbench import _oracle as oracle
 from pagewarden.eval.stwebagentbench._dom import Page
 from pagewarden.eval.stwebagentbench._generate import scenarios_for_task
 from pagewarden.policies.importers import load_tasks
-from tests.policies.rulekit import act, decision, guard
+from tests.rules.rulekit import act, decision, guard
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "st-webagentbench"
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pagewarden.guard import Guard
-from pagewarden.guard._step import Action
-from pagewarden.observe._facts import ElementFacts, FormFacts, Observation
+from pagewarden.steps import Action, ElementFacts, FormFacts, Observation
 
 PAGE = "http://site.test/page"
 

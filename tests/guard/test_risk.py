@@ -8,8 +8,7 @@ import pytest
 
 from pagewarden.guard import Thresholds
 from pagewarden.guard._risk import adjust_scores, combine, decide
-from pagewarden.guard._verdict import Decision, Finding
-from pagewarden.worldmodel._prediction import Consequence, Navigation, Prediction
+from pagewarden.steps import Consequence, Decision, Finding, Navigation, Prediction
 
 
 def _reference(

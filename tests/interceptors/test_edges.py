@@ -19,8 +19,8 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from pagewarden import ApprovalRequired, Decision, Guard, Step, Verdict, read_trace, terminal_approver
 from pagewarden.guard._exceptions import GuardError
-from pagewarden.guard._step import Action
 from pagewarden.observe import Observation
+from pagewarden.steps import Action
 
 from .test_actions import DANGER
 

@@ -19,7 +19,7 @@ from playwright.async_api import Page
 
 from pagewarden import ActionBlocked, Guard, PolicySet
 from pagewarden.interceptors._csp import csp_policies
-from pagewarden.policies._egress import EgressRules
+from pagewarden.rules._egress import EgressRules
 from pagewarden.testing import LocalSite, RecordedRequest, Response
 
 from .test_gate_hops import POLICIES, _reached, _until

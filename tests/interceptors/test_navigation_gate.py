@@ -17,7 +17,7 @@ from playwright.async_api import Page
 from pagewarden import ActionBlocked, Guard, PolicySet
 from pagewarden.guard._exceptions import GuardError
 from pagewarden.interceptors._gate import navigation_pattern
-from pagewarden.policies._egress import EgressRules
+from pagewarden.rules._egress import EgressRules
 from pagewarden.testing import LocalSite, Response
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pagewarden import Guard
 from pagewarden.interceptors._gate import NavigationGate
-from pagewarden.policies._egress import REFUSALS_KEPT, Refusal
 from pagewarden.proxy._egress import EgressPolicy
+from pagewarden.rules._egress import REFUSALS_KEPT, Refusal
 
 from .test_gate_hops import POLICIES
 

@@ -14,13 +14,13 @@ import pytest
 
 from pagewarden import Action, ElementFacts, Observation, Policy, Step
 from pagewarden.guard import PreviousStep
+from pagewarden.judge import prune_for_prompt
 from pagewarden.judge._context import build_context
 from pagewarden.judge._evidence import evidence_lines
 from pagewarden.judge._observation import as_text_lines
 from pagewarden.judge._utility import render_assessment_prompt, render_utility_prompt
 from pagewarden.llm import Fence
 from pagewarden.observe import FormFacts, FormField, TextSource
-from pagewarden.observe._tree import prune_for_prompt
 from pagewarden.worldmodel import predict_static
 from pagewarden.worldmodel._llm import render_prediction_prompt
 

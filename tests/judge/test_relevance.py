@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from pagewarden import Action, ElementFacts, Observation, Policy, Step
-from pagewarden.guard._verdict import Finding
 from pagewarden.judge._context import select_policies
 from pagewarden.judge._relevance import policy_applies
 from pagewarden.policies import baseline_policies
+from pagewarden.steps import Finding
 from pagewarden.worldmodel import predict_static
 
 PAGE = "http://tracker.test/acme/webapp/issues/1"

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from pagewarden.guard import Action, Guard, Step
-from pagewarden.observe._facts import Observation
 from pagewarden.policies import (
     RULE_KINDS,
     ActionBudgetRule,
@@ -22,8 +21,8 @@ from pagewarden.policies import (
     rule_to_dict,
 )
 from pagewarden.policies._rules_schema import _RULE_MODELS, SequenceStep
-
-from .rulekit import act, button, decision, guard, policy
+from pagewarden.steps import Observation
+from tests.rules.rulekit import act, button, decision, guard, policy
 
 HEADER = "version: 1\npolicies:\n"
 

@@ -13,7 +13,7 @@ from pagewarden.cli import main
 from pagewarden.guard import Guard
 from pagewarden.policies import PolicySet
 from pagewarden.policies.importers import DatasetError, import_tasks, load_tasks
-from tests.policies.rulekit import act, button, decision, field
+from tests.rules.rulekit import act, button, decision, field
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "st-webagentbench"
 

@@ -142,9 +142,7 @@ async def test_the_same_tab_uses_its_own_grant(netsite: LocalSite) -> None:
 
 def test_grants_and_reached_sites_are_kept_per_tab() -> None:
     from pagewarden.guard import Decision, Verdict
-    from pagewarden.guard._step import Action, Step
-    from pagewarden.observe._facts import ElementFacts, Observation
-    from pagewarden.worldmodel._prediction import Navigation, Prediction
+    from pagewarden.steps import Action, ElementFacts, Navigation, Observation, Prediction, Step
 
     session = NetworkSession(Guard())
     session.tagged("t1", "http://site.test/")

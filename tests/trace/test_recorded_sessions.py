@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from pagewarden import ActionBlocked, Guard, Secret, launch
+from pagewarden.replay import load_session
 from pagewarden.testing import LocalSite, ScriptedLLM
-from pagewarden.trace._session import SESSION_FORMAT_VERSION, SessionFormatError, load_session
+from pagewarden.trace import SESSION_FORMAT_VERSION, SessionFormatError
 
 EXE = str(Path(sys.executable).parent / "pagewarden")
 SECRET = "tok-R3c0rdedS3ssi0nV4lue"
@@ -255,8 +256,8 @@ def test_the_report_folds_long_runs_of_allowed_steps() -> None:
 async def test_the_replay_diff_page_fits_a_1024_px_window(tmp_path: Path, browser) -> None:
     """Long unbroken texts (a URL, a selector, a reason) wrap instead of widening the page, for
     the offline and the browser replay's page alike (the latter lists steps not performed)."""
-    from pagewarden.trace._replay import ReplayedStep, ReplayReport
-    from pagewarden.trace._replay_html import render_replay_html
+    from pagewarden.replay._replay import ReplayedStep, ReplayReport
+    from pagewarden.replay._replay_html import render_replay_html
 
     long_url = "http://app.test/" + "a" * 400 + "?q=" + "b" * 300
     steps = [

@@ -16,8 +16,7 @@ from pagewarden.eval.stwebagentbench._widgets import (
     subsequence,
     text_input,
 )
-from pagewarden.policies.importers import BenchmarkPolicy, BenchmarkTask
-from pagewarden.policies.importers._stweb_tasks import split_terms
+from pagewarden.policies.importers import BenchmarkPolicy, BenchmarkTask, split_terms
 
 __all__ = ["ACTION_TYPES", "TaskContext", "out_of_reach_reason", "violated"]
 

@@ -21,7 +21,7 @@ from urllib.parse import urljoin
 from lxml import html as lxml_html
 from lxml.etree import XPathError
 
-from pagewarden.observe._facts import ElementFacts, FormFacts, FormField
+from pagewarden.observe import ElementFacts, FormFacts, FormField
 
 __all__ = ["Page", "css_to_xpath", "element_facts"]
 

@@ -24,8 +24,7 @@ from pagewarden.eval.stwebagentbench._context import (
 from pagewarden.eval.stwebagentbench._dom import Page
 from pagewarden.eval.stwebagentbench._scenarios import Scenario, SimStep, Widget
 from pagewarden.eval.stwebagentbench._widgets import button, display, esc, link, selector_widget
-from pagewarden.policies.importers import BenchmarkPolicy, BenchmarkTask
-from pagewarden.policies.importers._stweb_tasks import split_terms
+from pagewarden.policies.importers import BenchmarkPolicy, BenchmarkTask, split_terms
 
 __all__ = ["TaskContext", "out_of_reach_reason", "scenarios_for_task", "violated"]
 

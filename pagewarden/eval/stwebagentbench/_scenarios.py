@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pagewarden.eval.stwebagentbench._dom import Page, element_facts
-from pagewarden.guard._step import Action
-from pagewarden.observe._facts import Observation
+from pagewarden.observe import Observation
 from pagewarden.policies.importers import BenchmarkPolicy
+from pagewarden.steps import Action
 
 __all__ = [
     "SITES",

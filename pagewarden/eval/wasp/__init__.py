@@ -5,6 +5,7 @@ WASP's data is CC-BY-NC: it is read from the path given on the command line and 
 copied into this repository."""
 
 from pagewarden.eval.wasp._data import AttackerGoal, WaspDataError, WaspTask, load_tasks
+from pagewarden.eval.wasp._report import render_table, write_html, write_json
 from pagewarden.eval.wasp._run import (
     CONFIGURATIONS,
     ConfigResult,
@@ -24,5 +25,8 @@ __all__ = [
     "WaspReport",
     "WaspTask",
     "load_tasks",
+    "render_table",
     "run_wasp",
+    "write_html",
+    "write_json",
 ]

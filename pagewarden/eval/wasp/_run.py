@@ -188,7 +188,7 @@ async def _episode(
     proxy = None
     options: dict[str, Any] = {}
     if network:
-        from pagewarden.proxy._tokens import accept_language
+        from pagewarden.proxy import accept_language
 
         # without a guard on the page, a guard still owns the proxy session (its policies),
         # and nothing grants navigations: grants are off
@@ -346,7 +346,7 @@ async def _start_proxy(guard: Any, site: WaspSite, *, grants: bool) -> Any:
     token, navigation grants), only the task's site allowed; started and checked."""
     import asyncio
 
-    from pagewarden.proxy._session import session_proxy, verify_enforcing
+    from pagewarden.proxy import session_proxy, verify_enforcing
 
     proxy = session_proxy(
         guard,

@@ -15,6 +15,7 @@ from pagewarden.policies.extract._merge import MergeReport, merge_policies, writ
 from pagewarden.policies.extract._offline import HostileText, Statement, statements_of
 from pagewarden.policies.extract._run import Extraction, extract
 from pagewarden.policies.extract._sources import read_source
+from pagewarden.policies.extract._wording import category_of
 
 __all__ = [
     "Block",
@@ -26,6 +27,7 @@ __all__ = [
     "MergeReport",
     "NoTextLayer",
     "Statement",
+    "category_of",
     "compile_rules",
     "extract",
     "merge_policies",

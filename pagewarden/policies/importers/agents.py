@@ -28,8 +28,7 @@ import yaml
 
 from pagewarden.policies._loader import PolicyError, PolicySet, Problem
 from pagewarden.policies._model import Category, Policy, PolicySource
-from pagewarden.policies.extract._compile import compile_rules
-from pagewarden.policies.extract._wording import category_of
+from pagewarden.policies.extract import category_of, compile_rules
 
 __all__ = ["FORMATS", "import_agent_policies"]
 

@@ -18,11 +18,11 @@ import threading
 import time
 from typing import Any
 
-from pagewarden.guard._events import GuardEvent
 from pagewarden.policies._loader import PolicySet
 from pagewarden.policies.references._queue import ReferenceQueue
 from pagewarden.policies.store import PolicyStore, StoreError
-from pagewarden.trace._logging import get_logger
+from pagewarden.steps import GuardEvent
+from pagewarden.trace import get_logger
 
 __all__ = ["ReferenceFiler", "reference_text"]
 

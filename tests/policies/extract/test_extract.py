@@ -16,7 +16,7 @@ from pagewarden.policies.extract import compile_rules, extract, write_policy_fil
 from pagewarden.policies.extract._wording import is_hostile, risk_of
 from tests.policies.extract.handbooks import HTML, MARKDOWN
 from tests.policies.extract.pdfkit import pdf_bytes
-from tests.policies.rulekit import act, button, field, link
+from tests.rules.rulekit import act, button, field, link
 
 
 def _rules(policy_set: PolicySet) -> dict[str, list]:

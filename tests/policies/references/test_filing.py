@@ -15,7 +15,7 @@ from pagewarden.guard import Decision
 from pagewarden.policies.references import ReferenceFiler
 from pagewarden.policies.store import PolicyStore
 from pagewarden.testing import ScriptedLLM
-from tests.policies.rulekit import act, button, field
+from tests.rules.rulekit import act, button, field
 
 ADMIN = Policy(id="ORG-ADMIN", category="boundary", risk_level="high", description="Do not visit /admin.",
                rules=[{"url_deny": "/admin"}])  # fmt: skip
@@ -69,7 +69,7 @@ def test_approved_asks_are_not_violations(store: PolicyStore) -> None:
     # (guard.check has no approver round: an ASK there never ran, so it counts as denied;
     # the wrapped page records an approved ASK with approved_by and ran=True)
     filer = ReferenceFiler(store)
-    from pagewarden.guard._events import GuardEvent
+    from pagewarden.steps import GuardEvent
 
     record = {"step": {"action": {"kind": "click"}, "observation": {"url": "https://a.test/"}},
               "verdict": {"decision": "ask", "approved_by": "approver", "violated_policy_ids": ["ORG-PAY"]}}
@@ -144,7 +144,7 @@ def test_references_of_every_shown_policy_reach_the_prompt(tmp_path: Path) -> No
     with PolicyStore(tmp_path / "p.db") as store, ScriptedLLM() as llm:
         store.put(RULELESS, cause="import")
         filer = ReferenceFiler(store)
-        from pagewarden.guard._events import GuardEvent
+        from pagewarden.steps import GuardEvent
 
         for pid, text in (("ORG-CLOSE", "clicked 'Close issue' on acme/webapp#7, opened by bob"),
                           ("ORG-TONE", "posted 'this is stupid' on acme/webapp#2")):  # fmt: skip
@@ -183,7 +183,7 @@ def test_references_filed_elsewhere_reach_this_guard(store: PolicyStore, tmp_pat
     assert guard.policies.get("ORG-ADMIN").references == []
     with PolicyStore(store.backend.path) as other:  # another process's connection
         filer = ReferenceFiler(other)
-        from pagewarden.guard._events import GuardEvent
+        from pagewarden.steps import GuardEvent
 
         record = {"step": {"action": {"kind": "goto", "value": "https://app.test/admin"},
                            "observation": {"url": "https://app.test/"}},

@@ -15,8 +15,8 @@ from pagewarden.guard import Decision, Guard
 from pagewarden.policies import PolicySet, Reference
 from pagewarden.policies.store import PolicyStore, StoreError
 from tests.policies.extract.handbooks import MARKDOWN
-from tests.policies.rulekit import act
 from tests.policies.store.workers import policy
+from tests.rules.rulekit import act
 
 
 @pytest.fixture

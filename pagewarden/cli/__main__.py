@@ -1,0 +1,5 @@
+"""``python -m pagewarden.cli``."""
+
+from pagewarden.cli import main
+
+main()

@@ -1,0 +1,78 @@
+"""The rules tier: each rule kind compiled into an evaluator; `RuleBook` runs them."""
+
+# Importing the kind modules registers their evaluators.
+from pagewarden.rules import (  # noqa: F401
+    budget,
+    consent,
+    elements,
+    inputs,
+    provenance,
+    sensitive,
+    sequence,
+    urls,
+)
+from pagewarden.rules._base import (
+    RISK_BASE,
+    CompiledRule,
+    HistoryEntry,
+    RuleContext,
+    RuleMemory,
+    SessionView,
+    register,
+    rule_class,
+)
+from pagewarden.rules._book import RuleBook
+from pagewarden.rules._downloads import DOWNLOAD_POLICY, DownloadGrants, download_refusal, saved_file
+from pagewarden.rules._egress import (
+    AGENT_ACTIONS,
+    NETWORK_POLICY,
+    REFUSALS_KEPT,
+    EgressRules,
+    Refusal,
+    RefusalSink,
+    refusals_verdict,
+    reported_to_agent,
+)
+from pagewarden.rules._instructions import (
+    goal_supports_text,
+    goal_supports_url,
+    instruction_signals,
+    reasoning_cites_page,
+    reasoning_follows_page,
+    significant_tokens,
+)
+from pagewarden.rules._matching import SelectorError, compile_selector
+from pagewarden.rules._taint import TabMemory
+
+__all__ = [
+    "AGENT_ACTIONS",
+    "DOWNLOAD_POLICY",
+    "NETWORK_POLICY",
+    "REFUSALS_KEPT",
+    "RISK_BASE",
+    "CompiledRule",
+    "DownloadGrants",
+    "EgressRules",
+    "HistoryEntry",
+    "Refusal",
+    "RefusalSink",
+    "RuleBook",
+    "RuleContext",
+    "RuleMemory",
+    "SelectorError",
+    "SessionView",
+    "TabMemory",
+    "compile_selector",
+    "download_refusal",
+    "goal_supports_text",
+    "goal_supports_url",
+    "instruction_signals",
+    "reasoning_cites_page",
+    "reasoning_follows_page",
+    "refusals_verdict",
+    "register",
+    "reported_to_agent",
+    "rule_class",
+    "saved_file",
+    "significant_tokens",
+]
