@@ -231,6 +231,13 @@ LEAVE_GUIDANCE = (
 )
 
 
+#: What the agent is told of a download a response started that no approved download action led to.
+DOWNLOAD_GUIDANCE = (
+    "The page tried to save a file on the user's machine that no approved download action asked "
+    "for; nothing was saved. Do not fetch it another way; if the task needs the file, ask the user."
+)
+
+
 def refusals_verdict(
     pending: Sequence[Refusal],
     step: Any,
@@ -264,6 +271,8 @@ def refusals_verdict(
             evidence["chain"] = chain
             when = f"during this action ({' -> '.join(u[:120] for u in chain)}) the page tried"
             guidance = LEAVE_GUIDANCE
+        if r.action == "download":
+            guidance = DOWNLOAD_GUIDANCE
         return Finding(
             policy_id=r.policy_id,
             rule=f"network:{r.rule}",

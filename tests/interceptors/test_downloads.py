@@ -112,14 +112,21 @@ async def test_downloads_a_response_starts_are_refused_benign_twins_pass(
     start = f"http://{HOST}/files.html"
     await page.goto(start)
     for index, shape in enumerate(("#attach", "#binary", "#redirect", "#post", "#script", "#frame"), start=1):
-        await page.click(shape)
+        try:
+            await page.click(shape)
+        except ActionBlocked as during:  # refused while the click ran: the click fails with it
+            blocked_by = during
+        else:  # refused after the click returned: the agent hears of it on its next call
+            await _refusals(events, index)
+            with pytest.raises(ActionBlocked) as caught:
+                await page.click("#noop")
+            blocked_by = caught.value
         refused = await _refusals(events, index)
         assert len(refused) == index, shape
-        # the agent hears of it on its next call, which does not run
-        with pytest.raises(ActionBlocked) as blocked:
-            await page.click("#noop")
-        assert "download" in str(blocked.value).lower(), shape
+        assert [f.policy_id for f in blocked_by.verdict.findings] == ["PW-DOWNLOAD"], shape
+        assert "save a file" in blocked_by.verdict.guidance, shape
         assert raw.url == start, shape  # the page stayed
+        await page.click("#noop")  # heard once: the next action runs
     # the agent's own goto of a file: the action fails with the refusal, the tab stays usable
     with pytest.raises(ActionBlocked) as blocked:
         await page.goto(f"http://{HOST}/dl/data")
