@@ -5,6 +5,11 @@ layer (the navigation gate, no proxy) and the network layer (``launch(proxy=True
 
     .venv/bin/python benchmarks/false_stops.py [--out FILE.json] [--label NAME]
 
+Each layer runs twice: under ``domain_allow: [.news.test]``, and under the same rule with the
+site's CDN and video host as ``subresources`` (rows ``… with subresources``: they may serve the
+pages' scripts, styles and frames, no tab may go there); ``embed_loads`` counts the requests
+that reached those hosts.
+
 Every stop counted here is a false stop: the corpus's pages ask nothing of the agent and every
 action goes where the agent chose. To measure another checkout of pagewarden (e.g. before a
 change), put its directory first: ``PYTHONPATH=/path/to/checkout .venv/bin/python
@@ -24,7 +29,7 @@ sys.path.append(str(ROOT))
 
 from pagewarden import __version__  # noqa: E402
 from pagewarden.testing import LocalSite  # noqa: E402
-from tests.benign.corpus import run_corpus, serve  # noqa: E402
+from tests.benign.corpus import EMBED_HOSTS, run_corpus, serve  # noqa: E402
 
 
 async def measure() -> dict[str, object]:
@@ -32,15 +37,20 @@ async def measure() -> dict[str, object]:
     serve(site)
     rows: dict[str, object] = {}
     with site:
-        for layer, proxy in (("browser layer (gate)", False), ("network layer (proxy=True)", True)):
-            outcome = await run_corpus(site.port, proxy=proxy)
-            rows[layer] = {
-                "actions": outcome.actions,
-                "stopped": len(outcome.stops),
-                "rate": round(outcome.rate, 3),
-                "refusals_recorded": outcome.refused,
-                "stops": [{"page": p, "action": a, "message": m} for p, a, m in outcome.stops],
-            }
+        for embeds in (False, True):
+            for layer, proxy in (("browser layer (gate)", False), ("network layer (proxy=True)", True)):
+                seen = len(site.requests)
+                outcome = await run_corpus(site.port, proxy=proxy, embeds=embeds)
+                row: dict[str, object] = {
+                    "actions": outcome.actions,
+                    "stopped": len(outcome.stops),
+                    "rate": round(outcome.rate, 3),
+                    "refusals_recorded": outcome.refused,
+                    "stops": [{"page": p, "action": a, "message": m} for p, a, m in outcome.stops],
+                }
+                if embeds:
+                    row["embed_loads"] = sum(r.host in EMBED_HOSTS for r in site.requests[seen:])
+                rows[layer + (" with subresources" if embeds else "")] = row
     return rows
 
 

@@ -171,6 +171,10 @@ class Guard:
             into as violation references (HarmonyGuard's Algorithm 1), on a worker thread;
             the references of the guard's policies are kept current from it, for the
             semantic tier. `guard.references` is the `ReferenceFiler`.
+        subresource_hosts: domain patterns added to the ``subresources`` of every
+            ``domain_allow`` rule of `policies`: pages may load scripts, images, styles, fonts,
+            media, fetches and embedded frames from them, no tab may go there (for this
+            guard only; a policy file says it per rule).
     """
 
     def __init__(
@@ -193,6 +197,7 @@ class Guard:
         console: Any = None,
         record: str | Path | None = None,
         references: Any = None,
+        subresource_hosts: Iterable[str] = (),
     ) -> None:
         if record is not None and trace is not None:
             raise ValueError("pass either trace= or record= (a recorded session writes its own trace)")
@@ -202,7 +207,7 @@ class Guard:
         self.semantic: SemanticTier | None = _semantic_tier(llm, consult, cascade)
         if self.semantic is None and llm is None and any(os.environ.get(name) for name in _LLM_ENV):
             self.log.info("llm_env_ignored", reason="llm=None: pass llm='env' to use the model it names")
-        user_policies = _as_policy_set(policies)
+        user_policies = _as_policy_set(policies).with_subresources(subresource_hosts)
         self.policies = user_policies.merged(baseline_policies()) if baseline else user_policies
         self.baseline = baseline
         self.rulebook = RuleBook(self.policies)

@@ -21,7 +21,8 @@ hop, and on websockets, whatever constructor opened them:
   ``report-uri`` the session answers itself (`pagewarden.interceptors._hops`).
 
 One policy per distinct ``domain_allow`` rule (a host must match each rule, as each policy must
-allow it): ``default-src`` and ``worker-src`` name the rule's hosts for ``http``, ``https``,
+allow it): ``default-src`` and ``worker-src`` name the rule's hosts and its ``subresources``
+hosts (a page loads from those; navigations to them are the gate's to judge) for ``http``, ``https``,
 ``ws`` and ``wss`` on any port, plus ``'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval' data:
 blob: filesystem: mediastream:``, so the policy never refuses more than the rules do; frames and
 ``<object>`` (``frame-src``, ``child-src``, ``object-src``) are left to the gate's judgement of
@@ -90,11 +91,12 @@ def csp_policies(allow_rules: Iterable[Any], extra_hosts: Iterable[str] = ()) ->
     lists: list[list[str]] = []
     for rule in allow_rules:
         patterns = tuple(getattr(rule, "patterns", ()) or ())
-        if patterns in seen:
+        loads = tuple(getattr(rule, "subresources", ()) or ())
+        if (patterns, loads) in seen:
             continue
-        seen.add(patterns)
+        seen.add((patterns, loads))
         sources: list[str] = []
-        for pattern in patterns:
+        for pattern in (*patterns, *loads):
             got = _sources(pattern)
             if got is None or got == []:
                 break  # the rule allows what CSP cannot say (or everything): no policy for it
@@ -197,12 +199,13 @@ def _allowed_by_every_rule(rules: Any, host: str, prefix: str) -> bool:
     """Whether some host `prefix` + `host` names may pass every ``domain_allow`` rule."""
     from pagewarden._url import host_matches
     for rule in rules.domain_allow:
-        for pattern in rule.patterns:
+        for pattern in (*rule.patterns, *getattr(rule, "subresources", ())):
             parsed = host_of_pattern(pattern)
             if parsed is None or parsed[0] == "*" or parsed[1] == host or parsed[1].endswith("." + host):
                 return True  # an allowed host under the denied one (or one the gate cannot read)
     samples = [host] if prefix == "" else [f"a.{host}"] if prefix == "*." else [host, f"a.{host}"]
     return any(
-        all(any(host_matches(sample, p) for p in rule.patterns) for rule in rules.domain_allow)
+        all(any(host_matches(sample, p) for p in (*rule.patterns, *getattr(rule, "subresources", ())))
+            for rule in rules.domain_allow)
         for sample in samples
     )

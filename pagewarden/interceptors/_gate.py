@@ -504,7 +504,9 @@ class NavigationGate:
         popup's or a frame's document) against the URL and host rules, any other request (an
         image, a fetch, a beacon, a ping, a prefetch, a stylesheet or font, a worker's request)
         against the host rules only (``domain_deny``, ``domain_allow``), as the network layer
-        judges them (`EgressRules.judge`)."""
+        judges them (`EgressRules.judge`). A frame's document inside a page passes a
+        ``domain_allow`` rule's ``subresources`` hosts; a tab's (a popup's first request, a
+        frame it cannot tell) does not."""
         url = str(request.url)
         method = "GET"
         try:
@@ -513,15 +515,16 @@ class NavigationGate:
         except Exception:  # noqa: BLE001 - cannot tell: judged as a subresource (host rules)
             navigation = False
         action = "navigation" if navigation else "request"
+        frame = navigation and _in_subframe(request)
         try:
-            refusal = self.rules.judge(url, navigation=navigation, action=action, method=method)
+            refusal = self.rules.judge(url, navigation=navigation, action=action, method=method, frame=frame)
         except Exception as exc:  # noqa: BLE001 - cannot be judged: refused
             host = parse_url(url).host
             refusal = Refusal(
                 action, url, host, "gate_error", NETWORK_POLICY,
                 f"the {action} could not be judged ({type(exc).__name__})", method,
             )  # fmt: skip
-        if refusal is not None and navigation and _in_subframe(request):
+        if refusal is not None and frame:
             refusal = replace(refusal, subframe=True)
         return refusal
 

@@ -217,8 +217,9 @@ class HopGate:
                 refusal = None
             elif event.get("resourceType") == "Document":
                 top = yield from self._top_frame(session, str(event.get("frameId") or ""))
-                if not top:
-                    refusal = replace(refusal, subframe=True)
+                if not top:  # a frame's document: a ``subresources`` host may serve it
+                    refusal = self.judge(event, frame=True)
+                    refusal = None if refusal is None else replace(refusal, subframe=True)
         try:
             if refusal is not None and self.gate.enforce:
                 if event.get("resourceType") == "Document":
@@ -304,11 +305,12 @@ class HopGate:
             yield Call(session.send, ("Fetch.fulfillRequest", answer))
         self.gate.report(str((event.get("request") or {}).get("postData") or ""))
 
-    def judge(self, event: dict[str, Any]) -> Refusal | None:
+    def judge(self, event: dict[str, Any], *, frame: bool = False) -> Refusal | None:
         """The refusal of a paused request (None: allowed). A document (a redirect hop, or any
         other document: those are the route's to judge first; this catches a document
         Playwright's routing does not see) against the URL and host rules; any other request (a
-        subresource's redirect hop, a worker's request) on a denied host against the host rules."""
+        subresource's redirect hop, a worker's request) on a denied host against the host rules.
+        `frame`: the document is a frame's inside a page (see `EgressRules.judge`)."""
         request = event.get("request") or {}
         url = str(request.get("url") or "")
         gate = self.gate
@@ -319,7 +321,7 @@ class HopGate:
         hop = bool(event.get("redirectedRequestId"))
         action = ("redirect" if hop else "navigation") if document else "request"
         try:
-            return gate.rules.judge(url, navigation=document, action=action, method=method)
+            return gate.rules.judge(url, navigation=document, action=action, method=method, frame=frame)
         except Exception as exc:  # noqa: BLE001 - cannot be judged: refused
             return Refusal(
                 action, url, parse_url(url).host, "gate_error", NETWORK_POLICY,

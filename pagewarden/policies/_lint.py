@@ -74,6 +74,7 @@ def _domain_warnings(policy: Policy, file: str) -> list[Problem]:
     out = []
     for index, rule in enumerate(policy.rules):
         kind = rule.kind
+        subresources = [(f"rules[{index}].{kind}.subresources", p) for p in getattr(rule, "subresources", ())]
         if kind in ("domain_allow", "domain_deny"):
             patterns = [(f"rules[{index}].{kind}", p) for p in rule.patterns]  # type: ignore[union-attr]
         elif kind in ("url_allow", "url_deny"):
@@ -102,7 +103,7 @@ def _domain_warnings(policy: Policy, file: str) -> list[Problem]:
                             policy.id,
                         )
                     )
-        for where, pattern in patterns:
+        for where, pattern in [*patterns, *subresources]:
             why = domain_pattern_problem(pattern)
             if why is not None:
                 message = f"domain pattern {pattern!r} can never match: {why}"

@@ -368,6 +368,26 @@ class PolicySet:
         """A new set with `other`'s policies appended; duplicate ids are an error."""
         return PolicySet([*self._policies, *other], version=self.version, source=self.source)
 
+    def with_subresources(self, hosts: Iterable[str]) -> PolicySet:
+        """A new set whose ``domain_allow`` rules also list `hosts` (domain patterns) under
+        ``subresources``: pages may load from them, no tab may go there. A set with no
+        ``domain_allow`` rule comes back unchanged (nothing restricts loads)."""
+        from pagewarden.policies._rules_schema import DomainAllowRule
+
+        extra = [hosts] if isinstance(hosts, str) else [str(h) for h in hosts]
+        if not extra:
+            return self
+
+        def widen(rule: Any) -> Any:
+            if not isinstance(rule, DomainAllowRule):
+                return rule
+            body = rule.model_dump()
+            body["subresources"] = list(dict.fromkeys([*rule.subresources, *extra]))
+            return DomainAllowRule.model_validate(body)
+
+        policies = [p.model_copy(update={"rules": [widen(r) for r in p.rules]}) for p in self._policies]
+        return PolicySet(policies, version=self.version, source=self.source)
+
     def to_dict(self) -> dict[str, Any]:
         """The file form: ``{"version": 1, "policies": [...]}``."""
         return {"version": self.version, "policies": [p.to_dict() for p in self._policies]}

@@ -27,6 +27,7 @@ _TYPES_BY_NAME = {
     "patterns": "pattern or list",
     "values": "text or list",
     "allow_domains": "domain pattern or list",
+    "subresources": "domain pattern or list",
     "ugc_selectors": "selector or list",
     "steps": "list of steps",
 }

@@ -191,12 +191,32 @@ class UrlAllowRule(_PatternListRule):
 
 
 class DomainAllowRule(_PatternListRule):
-    """Only these hosts may be reached (`*.example.com` covers subdomains)."""
+    """Only these hosts may be reached (`*.example.com` covers subdomains); `subresources`
+    names hosts a page may load from (embeds, CDNs) without the agent or the page navigating
+    a tab there."""
 
     kind: ClassVar[str] = "domain_allow"
     summary: ClassVar[str] = (
-        "navigations may only reach these hosts (`x.com` exact, `*.x.com` subdomains, `.x.com` both, `*` any)"
+        "navigations may only reach these hosts (`x.com` exact, `*.x.com` subdomains, `.x.com` both, "
+        "`*` any); `subresources` hosts may serve a page's scripts, images, styles, fonts, media, "
+        "fetches and embedded frames, never a tab's page"
     )
+    subresources: StrList = Field(
+        default_factory=list,
+        description="Domain patterns (as in `patterns`) a page may load from besides the allowed "
+        "hosts: scripts, images, styles, fonts, media, fetch/XHR, websockets and embedded frames "
+        "(a site's CDN, a video player). A tab's page may not go there: the agent's navigations, "
+        "a page's own top-level navigation, a popup and a frame moving its top are still refused, "
+        "and the exfiltration filter still judges what is sent there. Write the rule as a mapping "
+        "(`domain_allow: {patterns: [...], subresources: [...]}`).",
+    )
+
+    @field_validator("subresources")
+    @classmethod
+    def _hosts(cls, value: list[str]) -> list[str]:
+        if any(not item.strip() for item in value):
+            raise ValueError("subresource patterns must not be empty strings")
+        return value
 
 
 class DomainDenyRule(_PatternListRule):
@@ -552,7 +572,7 @@ def parse_rule(entry: Any) -> Rule:
 def rule_to_dict(rule: Rule) -> dict[str, Any]:
     """The one-key mapping form of a rule, as written in policy files."""
     body = rule.model_dump(mode="json", exclude_defaults=True)
-    if rule.kind in _PATTERN_KINDS:
+    if rule.kind in _PATTERN_KINDS and set(body) == {"patterns"}:
         patterns = body["patterns"]
         return {rule.kind: patterns[0] if len(patterns) == 1 else patterns}
     return {rule.kind: body}

@@ -7,7 +7,10 @@ means the same thing to the browser layer and to the network layer:
 * ``domain_deny`` — every request (subresources, websockets, ``CONNECT``, each redirect hop)
   to a matching host is refused.
 * ``domain_allow`` — every request must go to a host of *each* ``domain_allow`` rule (as in
-  the rules tier, where every rule is checked on its own).
+  the rules tier, where every rule is checked on its own). A rule's ``subresources`` hosts pass
+  it for subresources, websockets, ``CONNECT`` and a frame's document that the browser labels
+  as one (``Sec-Fetch-Dest: iframe`` / ``frame``, sent to HTTPS and loopback origins); a tab's
+  document there, or a document the browser does not label (plain HTTP), is refused.
 * ``url_deny`` / ``url_allow`` — judged on navigations (documents and frames: the requests
   a browser makes to show a page), every redirect hop included; subresources are not
   constrained by them.
@@ -117,6 +120,7 @@ class EgressPolicy:
             action="connect",
             url=f"{host}:{flow.request.port}",
             method="CONNECT",
+            subresource=True,  # each request inside the tunnel is judged on its own
         )
         if refusal is not None:
             refusal = replace(refusal, tab=flow.metadata.get("pagewarden_session"))
@@ -130,17 +134,18 @@ class EgressPolicy:
         navigation = is_navigation(request)
         websocket = request.headers.get("upgrade", "").lower() == "websocket"
         url = request.url if not websocket else request.url.replace("http", "ws", 1)
+        frame = navigation and request.headers.get("sec-fetch-dest", "") in ("iframe", "frame")
         refusal = self.rules.judge(
-            url, navigation=navigation, action="websocket" if websocket else None, method=request.method
+            url, navigation=navigation, action="websocket" if websocket else None, method=request.method,
+            frame=frame,
         )
         host_header = request.host_header
         header_host = parse_url(f"http://{host_header}/").host if host_header else ""
         if refusal is None and header_host and header_host != parse_url(url).host:
             # the Host header names another site than the one the proxy would connect to
             other = f"{request.scheme}://{host_header}{request.path}"
-            refusal = self.rules.judge(other, navigation=navigation, method=request.method)
+            refusal = self.rules.judge(other, navigation=navigation, method=request.method, frame=frame)
         if refusal is not None:
-            subframe = navigation and request.headers.get("sec-fetch-dest", "") in ("iframe", "frame")
-            refusal = replace(refusal, tab=flow.metadata.get("pagewarden_session"), subframe=subframe)
+            refusal = replace(refusal, tab=flow.metadata.get("pagewarden_session"), subframe=frame)
             refuse_flow(flow, refusal)
             self.report(refusal)

@@ -10,7 +10,10 @@ thing to both, and to the rules tier (`pagewarden.rules.urls.UrlPattern`,
 * ``domain_deny`` — every request (subresources, websockets, ``CONNECT``, each redirect hop)
   to a matching host is refused.
 * ``domain_allow`` — every request must go to a host of *each* ``domain_allow`` rule (as in
-  the rules tier, where every rule is checked on its own).
+  the rules tier, where every rule is checked on its own). A rule's ``subresources`` hosts pass
+  it for what a page loads (subresources, websockets, ``CONNECT``, and a frame's document inside
+  a page: ``frame=True``), never for a tab's document (a navigation, a popup, a redirect hop of
+  either).
 * ``url_deny`` / ``url_allow`` — judged on navigations (documents and frames: the requests
   a browser makes to show a page), every redirect hop included; subresources are not
   constrained by them.
@@ -98,6 +101,8 @@ def reported_to_agent(refusal: Refusal) -> bool:
 class _HostRule:
     policy_id: str
     patterns: tuple[str, ...]
+    #: hosts a page may load from (``domain_allow``'s ``subresources``), not navigate a tab to
+    subresources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +142,8 @@ class EgressRules:
                 if kind == "domain_deny":
                     rules.domain_deny.append(_HostRule(pid, patterns))
                 elif kind == "domain_allow":
-                    rules.domain_allow.append(_HostRule(pid, patterns))
+                    loads = tuple(getattr(rule, "subresources", ()) or ())
+                    rules.domain_allow.append(_HostRule(pid, patterns, loads))
                 elif kind == "url_deny":
                     rules.url_deny.append(_UrlRule(pid, tuple(UrlPattern.compile(p) for p in patterns)))
                 elif kind == "url_allow":
@@ -155,8 +161,8 @@ class EgressRules:
         return tuple(dict.fromkeys(hosts))
 
     def host_allowed(self, host: str) -> bool:
-        """Whether a request to `host` passes the host rules (without a URL, e.g. CONNECT)."""
-        return self.judge_host(host, action="request", url=host) is None
+        """Whether a subresource request to `host` passes the host rules (without a URL)."""
+        return self.judge_host(host, action="request", url=host, subresource=True) is None
 
     def allow_listed(self, host: str) -> bool:
         """Whether the policies name `host` on an allow-list: some ``domain_allow`` rule lists
@@ -166,8 +172,12 @@ class EgressRules:
         named = any("*" not in (p.strip() for p in rule.patterns) for rule in self.domain_allow)
         return named and self.judge_host(host, action="navigation", url=host) is None
 
-    def judge_host(self, host: str, *, action: str, url: str, method: str = "GET") -> Refusal | None:
-        """A refusal when `host` may not be reached at all, else None."""
+    def judge_host(
+        self, host: str, *, action: str, url: str, method: str = "GET", subresource: bool = False
+    ) -> Refusal | None:
+        """A refusal when `host` may not be reached at all, else None. `subresource`: what a
+        page loads (not a tab's document), which a ``domain_allow`` rule's ``subresources``
+        hosts pass."""
 
         def refuse(rule: str, policy_id: str, reason: str) -> Refusal:
             return Refusal(action, url, host, rule, policy_id, reason, method)
@@ -183,23 +193,33 @@ class EgressRules:
                 return refuse("domain_deny", rule.policy_id, f"{host} is on a denied domain ({hit})")
         extra = any(host_matches(host, p) for p in self.allow_hosts)
         for rule in self.domain_allow:
-            if not extra and not any(host_matches(host, p) for p in rule.patterns):
+            if extra or any(host_matches(host, p) for p in rule.patterns):
+                continue
+            if not (subresource and any(host_matches(host, p) for p in rule.subresources)):
                 return refuse(
                     "domain_allow",
                     rule.policy_id,
                     f"{host} is not among the allowed domains ({', '.join(rule.patterns)})",
                 )
         if self.strict and not any(host_matches(host, p) for p in self.allow_list):
-            return refuse("strict", NETWORK_POLICY, f"{host} is not on the allow-list (strict egress)")
+            loads = subresource and any(
+                host_matches(host, p) for rule in self.domain_allow for p in rule.subresources
+            )
+            if not loads:
+                return refuse("strict", NETWORK_POLICY, f"{host} is not on the allow-list (strict egress)")
         return None
 
     def judge(
-        self, url: str, *, navigation: bool, action: str | None = None, method: str = "GET"
+        self, url: str, *, navigation: bool, action: str | None = None, method: str = "GET",
+        frame: bool = False,
     ) -> Refusal | None:
-        """A refusal for a request to `url` (a navigation or a subresource), else None."""
+        """A refusal for a request to `url` (a navigation or a subresource), else None.
+        `frame`: the navigation is a frame's inside a page (an embed), not a tab's document."""
         parsed = parse_url(url)
         kind = action or ("navigation" if navigation else "request")
-        refusal = self.judge_host(parsed.host if parsed.valid else "", action=kind, url=url, method=method)
+        host = parsed.host if parsed.valid else ""
+        loads = not navigation or frame
+        refusal = self.judge_host(host, action=kind, url=url, method=method, subresource=loads)
         if refusal is not None or not navigation:
             return refusal
         dest = Destination(parsed, url, "network")

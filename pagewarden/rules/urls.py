@@ -283,6 +283,10 @@ class DomainAllow(CompiledRule):
     page outside the allow-list (however it got there: a redirect, a script, a popup), actions
     on that page are refused, with guidance to go back. Leaving it (`go_back`, `goto` an allowed
     page) is not.
+
+    The rule's ``subresources`` hosts are never a destination (a goto, a link, a form, a new
+    page, `page.request` there is refused); an action inside an embedded frame they serve (a
+    video player's play button) is not judged as going there.
     """
 
     kinds = _NAV_KINDS | _ON_PAGE
@@ -290,7 +294,10 @@ class DomainAllow(CompiledRule):
     def __init__(self, policy, rule) -> None:
         super().__init__(policy, rule)
         self._patterns = tuple(rule.patterns)
-        self._memo_key = "domain_allow\u0000" + "\u0000".join(self._patterns)
+        self._embeds = tuple(getattr(rule, "subresources", ()) or ())
+        self._memo_key = "domain_allow\u0000" + "\u0000".join(self._patterns) + "\u0001" + "\u0000".join(
+            self._embeds
+        )
 
     def _outside(self, ctx: RuleContext) -> str | None:
         url = ctx.page_url
@@ -312,6 +319,7 @@ class DomainAllow(CompiledRule):
                 for dest in destinations(ctx)
                 if dest.url.url not in _HARMLESS
                 and not (dest.url.host and _allowed_host(dest.url.host, self._patterns))
+                and not (dest.via == "frame" and dest.url.host and _allowed_host(dest.url.host, self._embeds))
             )
             found = ctx.memo[self._memo_key] = (self._outside(ctx), leaving)
         return found  # type: ignore[return-value]

@@ -127,13 +127,22 @@ def serve(site: LocalSite) -> None:
         site.route(host, "/frame", _page(_AD_FRAME))
 
 
-def corpus_policies() -> PolicySet:
-    """The user's policy: stay on the news site (its own hosts)."""
+#: the hosts the site's pages load from that a user who knows the site lets them load from
+#: (``domain_allow``'s ``subresources``): its CDN and its video player
+EMBED_HOSTS = ("static.newscdn.test", "video.test")
+
+
+def corpus_policies(*, embeds: bool = False) -> PolicySet:
+    """The user's policy: stay on the news site (its own hosts); with `embeds`, its pages may
+    also load from `EMBED_HOSTS` (no tab may go there)."""
+    allow: Any = [".news.test"]
+    if embeds:
+        allow = {"patterns": allow, "subresources": list(EMBED_HOSTS)}
     return PolicySet.from_dict({
         "version": 1,
         "policies": [{
             "id": "STAY-ON-NEWS", "category": "boundary", "risk_level": "high",
-            "description": "Stay on the news site", "rules": [{"domain_allow": [".news.test"]}],
+            "description": "Stay on the news site", "rules": [{"domain_allow": allow}],
         }],
     })  # fmt: skip
 
@@ -185,10 +194,11 @@ STARTS = (
 )
 
 
-async def run_corpus(port: int, *, proxy: bool, settle: float = 0.4) -> Outcome:
+async def run_corpus(port: int, *, proxy: bool, settle: float = 0.4, embeds: bool = False) -> Outcome:
     """Run the benign agent over every start page (a fresh guarded browser per page) and
     return the outcome. `settle`: seconds the agent waits between actions (a page's late
-    frames load meanwhile, as they do while a real agent thinks)."""
+    frames load meanwhile, as they do while a real agent thinks). `embeds`: the policy lets
+    the pages load from `EMBED_HOSTS` (`corpus_policies`)."""
     import asyncio
 
     from pagewarden import Guard, launch
@@ -197,7 +207,7 @@ async def run_corpus(port: int, *, proxy: bool, settle: float = 0.4) -> Outcome:
     out = Outcome()
     started = time.perf_counter()
     for start in STARTS:
-        guard = Guard(policies=corpus_policies())
+        guard = Guard(policies=corpus_policies(embeds=embeds))
 
         def seen(event: Any) -> None:
             if event.kind == "network" and event.data.get("rule") != "no_session":

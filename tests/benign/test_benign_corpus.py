@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from pagewarden.testing import LocalSite
-from tests.benign.corpus import THIRD_PARTY, run_corpus, serve
+from tests.benign.corpus import EMBED_HOSTS, THIRD_PARTY, run_corpus, serve
 
 pytestmark = pytest.mark.browser
 
@@ -37,3 +37,22 @@ async def test_the_benign_corpus_has_no_false_stops(corpus_site: LocalSite, prox
     assert {"video.test", "ads.test", "social.test"} <= outcome.refused_hosts <= {*THIRD_PARTY} | {
         h for h in outcome.refused_hosts if not h.endswith(".test")  # the browser's own background traffic
     }
+
+
+@pytest.mark.parametrize("proxy", [False, True], ids=["gate", "proxy"])
+async def test_the_corpus_with_its_embed_hosts_as_subresources(corpus_site: LocalSite, proxy: bool) -> None:
+    """``domain_allow: {patterns: [.news.test], subresources: [static.newscdn.test, video.test]}``:
+    the CDN's script and stylesheet load in both layers, the video frames in the gate (the
+    network layer tells a frame by ``Sec-Fetch-Dest``, which Chromium sends to HTTPS origins only:
+    over plain HTTP it refuses them and records it); the ad and social frames stay refused; the
+    benign agent is never stopped."""
+    outcome = await run_corpus(corpus_site.port, proxy=proxy, settle=0.3, embeds=True)
+    assert outcome.actions == 36
+    assert outcome.stops == []
+    reached = {(r.host, r.path) for r in corpus_site.requests}
+    assert {("static.newscdn.test", "/app.js"), ("static.newscdn.test", "/site.css")} <= reached
+    assert (("video.test", "/embed/1") in reached) is (not proxy)
+    assert not {h for h, _ in reached} & {"ads.test", "adserv.test", "social.test", "analytics.test"}
+    assert "static.newscdn.test" not in outcome.refused_hosts
+    assert {"ads.test", "social.test"} <= outcome.refused_hosts
+    assert not {h for h, _ in reached} - {*EMBED_HOSTS, "news.test", "www.news.test", "blog.news.test"}

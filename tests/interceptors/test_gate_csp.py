@@ -18,7 +18,7 @@ import pytest
 from playwright.async_api import Page
 
 from pagewarden import ActionBlocked, Guard, PolicySet
-from pagewarden.interceptors._csp import csp_policies
+from pagewarden.interceptors._csp import csp_policies, deny_url_patterns
 from pagewarden.rules._egress import EgressRules
 from pagewarden.testing import LocalSite, RecordedRequest, Response
 
@@ -284,6 +284,22 @@ def test_one_policy_per_distinct_rule_most_restrictive_first() -> None:
     assert len(policies) == 2
     assert "b.test" not in policies[0] and "b.test" in policies[1]
     assert csp_policies(_rules(deny=["evil.test"]).domain_allow) == []
+
+
+def test_the_policy_names_a_rules_subresource_hosts_too() -> None:
+    embeds = {"patterns": ["app.test"], "subresources": [".cdn.test", "video.test"]}
+    (policy,) = csp_policies(_rules(embeds).domain_allow)  # type: ignore[arg-type]
+    default, worker = policy.split(";")[0].split(), policy.split(";")[1].split()
+    for host in ("app.test", "cdn.test", "*.cdn.test", "video.test"):
+        assert f"https://{host}:*" in default and f"wss://{host}:*" in default
+        assert f"https://{host}:*" in worker
+    assert "frame-src *" in policy  # frames are the gate's to judge (a tab's document there is refused)
+    # a subresource host CSP cannot spell (or `*`: any host) gives no policy for that rule
+    assert csp_policies(_rules({"patterns": ["app.test"], "subresources": ["*"]}).domain_allow) == []  # type: ignore[arg-type]
+    # a denied host under a subresource pattern is not refused by the policy: the hop gate pauses it
+    rules = _rules({"patterns": ["app.test"], "subresources": [".cdn.test"]}, deny=["bad.cdn.test"])  # type: ignore[arg-type]
+    assert deny_url_patterns(rules, covered=True)
+    assert deny_url_patterns(_rules(["app.test"], deny=["bad.cdn.test"]), covered=True) == []
 
 
 WORKER_SCRIPT = (

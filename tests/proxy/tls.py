@@ -64,11 +64,14 @@ def make_server_cert(directory: Path, host: str, ca_key, ca_cert) -> tuple[Path,
 
 
 class HTTPSServer:
-    """Serves ``<h1>secure</h1>`` over TLS with the given certificate; counts requests."""
+    """Serves ``<h1>secure</h1>`` (or `pages[path]`, path without its query) over TLS with the
+    given certificate; records each request's path and headers."""
 
-    def __init__(self, cert: Path, key: Path) -> None:
+    def __init__(self, cert: Path, key: Path, pages: dict[str, str] | None = None) -> None:
         self.paths: list[str] = []
+        self.headers: list[dict[str, str]] = []
         server = self
+        served = dict(pages or {})
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:
@@ -76,12 +79,18 @@ class HTTPSServer:
 
             def do_GET(self) -> None:
                 server.paths.append(self.path)
-                body = b"<!doctype html><title>Secure</title><h1>secure</h1>"
+                server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                page = served.get(self.path.split("?", 1)[0])
+                body = (page or "<!doctype html><title>Secure</title><h1>secure</h1>").encode()
                 self.send_response(200)
-                self.send_header("Content-Type", "text/html")
+                kind = "text/javascript" if self.path.split("?", 1)[0].endswith(".js") else "text/html"
+                self.send_header("Content-Type", kind)
+                self.send_header("Access-Control-Allow-Origin", "*")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+
+            do_POST = do_GET
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

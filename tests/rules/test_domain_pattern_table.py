@@ -101,3 +101,110 @@ def test_a_frame_refusal_is_marked_in_both_layers() -> None:
         flow.request.headers["sec-fetch-dest"] = dest
         egress.request(flow)
     assert [r.subframe for r in refusals] == [True, False]
+
+
+def _embed_policies(pattern: str) -> PolicySet:
+    """A site (``site.test``) whose pages may load from `pattern` (``subresources``)."""
+    return PolicySet.from_dict({"version": 1, "policies": [{
+        "id": "T-EMBED", "category": "boundary", "risk_level": "high", "description": "table",
+        "rules": [{"domain_allow": {"patterns": ["site.test"], "subresources": [pattern]}}],
+    }]})  # fmt: skip
+
+
+def _request(url: str) -> SimpleNamespace:
+    return SimpleNamespace(
+        url=url, method="GET", is_navigation_request=lambda: False, frame=SimpleNamespace(parent_frame=None)
+    )  # fmt: skip
+
+
+def _proxy_passes(pattern: str, host: str, dest: str | None) -> bool:
+    """Whether the network layer lets a request to `host` through: a subresource (`dest` None)
+    or a navigation labelled ``Sec-Fetch-Dest: dest`` ("" for plain HTTP: no label)."""
+    egress = EgressPolicy(_embed_policies(pattern))
+    flow = tflow.tflow()
+    flow.request.url = f"https://{host.lower()}/x"
+    if dest is not None:
+        flow.request.headers["upgrade-insecure-requests"] = "1"
+        flow.request.headers["accept"] = "text/html"
+        if dest:
+            flow.request.headers["sec-fetch-mode"] = "navigate"
+            flow.request.headers["sec-fetch-dest"] = dest
+    egress.request(flow)
+    if flow.response is not None or dest is None:
+        return flow.response is None
+    session = NetworkSession(Guard(_embed_policies(pattern)))
+    flow.metadata["pagewarden_session"] = session.token
+    NavigationGrants({session.token: session}, egress).request(flow)
+    return flow.response is None
+
+
+@pytest.mark.parametrize(("pattern", "host", "covered"), [t for t in TABLE if t[0] != "*"])
+def test_subresource_hosts_are_read_like_allowed_hosts_and_never_navigated_to(
+    pattern: str, host: str, covered: bool
+) -> None:
+    """``domain_allow``'s ``subresources`` use the same matcher in every layer: a covered host
+    serves subresources and frames inside a page, never a tab's document (issue 29)."""
+    rules = EgressRules.from_policies(_embed_policies(pattern))
+    url = f"https://{host.lower()}/x"
+    assert (rules.judge(url, navigation=False) is None) is covered
+    assert (rules.judge(url, navigation=True, frame=True) is None) is covered
+    assert rules.judge(url, navigation=True) is not None  # a tab's document: never
+    assert rules.allow_listed(host) is False
+    assert rules.host_allowed(host) is covered  # CONNECT: the requests inside are judged one by one
+    # the browser layer: subresources, a frame's document, a tab's document (a popup's first
+    # request, whose frame cannot be told, counts as a tab's)
+    gate = NavigationGate.for_guard(Guard(_embed_policies(pattern)))
+    assert gate is not None
+    assert (gate.judge(_request(url)) is None) is covered
+    assert (gate.judge(_navigation(url, frame=True)) is None) is covered
+    refusal = gate.judge(_navigation(url))
+    assert refusal is not None and refusal.subframe is False
+    assert gate.pattern.search(url)  # the route sees it: navigations there are judged
+    # the network layer: a labelled frame passes, a tab's document or an unlabelled one does not
+    assert _proxy_passes(pattern, host, None) is covered
+    assert _proxy_passes(pattern, host, "iframe") is covered
+    assert _proxy_passes(pattern, host, "document") is False
+    assert _proxy_passes(pattern, host, "") is False
+
+
+def test_subresource_hosts_pass_strict_egress_for_subresources_only() -> None:
+    rules = EgressRules.from_policies(_embed_policies("cdn.test"), strict=True)
+    assert rules.judge("https://cdn.test/app.js", navigation=False) is None
+    assert rules.judge("wss://cdn.test/live", navigation=False, action="websocket") is None
+    assert rules.judge("https://cdn.test/embed", navigation=True, frame=True) is None
+    assert rules.judge("https://cdn.test/", navigation=True).rule == "domain_allow"
+    assert rules.judge("https://other.test/app.js", navigation=False).rule == "domain_allow"
+
+
+def test_a_denied_host_stays_denied_under_subresources() -> None:
+    policies = PolicySet.from_dict({"version": 1, "policies": [{
+        "id": "T-EMBED", "category": "boundary", "risk_level": "high", "description": "table",
+        "rules": [{"domain_allow": {"patterns": ["site.test"], "subresources": [".cdn.test"]}},
+                  {"domain_deny": ["bad.cdn.test"]}],
+    }]})  # fmt: skip
+    rules = EgressRules.from_policies(policies)
+    assert rules.judge("https://img.cdn.test/a.png", navigation=False) is None
+    assert rules.judge("https://bad.cdn.test/a.png", navigation=False).rule == "domain_deny"
+    assert rules.judge("https://bad.cdn.test/f", navigation=True, frame=True).rule == "domain_deny"
+
+
+def test_a_guard_adds_subresource_hosts_to_every_allow_list() -> None:
+    policies = PolicySet.from_dict({"version": 1, "policies": [{
+        "id": "T-EMBED", "category": "boundary", "risk_level": "high", "description": "table",
+        "rules": [{"domain_allow": {"patterns": ["site.test"], "subresources": ["img.test"]}},
+                  {"domain_allow": [".site.test", "cdn.test"]}, {"domain_deny": ["bad.test"]}],
+    }]})  # fmt: skip
+    guard = Guard(policies, subresource_hosts=["cdn.test", ".video.test"], baseline=False)
+    allows = [r for p in guard.policies for r in p.rules if r.kind == "domain_allow"]
+    assert [r.subresources for r in allows] == [
+        ["img.test", "cdn.test", ".video.test"], ["cdn.test", ".video.test"]
+    ]
+    rules = EgressRules.from_policies(guard.policies)
+    assert rules.judge("https://player.video.test/embed", navigation=True, frame=True) is None
+    assert rules.judge("https://player.video.test/", navigation=True) is not None
+    assert rules.judge("https://img.test/a.png", navigation=False) is not None  # the 2nd rule lacks it
+    one = Guard(policies, subresource_hosts="cdn.test").policies.get("T-EMBED")  # a single host
+    assert one is not None and one.rules[1].subresources == ["cdn.test"]  # type: ignore[union-attr]
+    assert Guard(policies).policies.get("T-EMBED").rules[1].subresources == []  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="subresource patterns must not be empty"):
+        Guard(policies, subresource_hosts=[" "])

@@ -190,3 +190,62 @@ def test_javascript_links_are_on_no_allow_list() -> None:
     assert decision(act(guard({"domain_deny": ["evil.test"]}), "click", target=script)) == "ask"
     harmless = link("Menu", "javascript:void(0)")
     assert decision(act(guard({"domain_deny": ["evil.test"]}), "click", target=harmless)) == "allow"
+
+
+EMBEDS = {"domain_allow": {"patterns": ["forum.test"], "subresources": [".cdn.test"]}}
+SUBMIT = button("Send", is_submit=True, form=form("https://cdn.test/post", ("q", "text", "x")))
+
+
+@pytest.mark.parametrize(
+    ("kind", "target", "value"),
+    [
+        ("goto", None, "https://cdn.test/page"),
+        ("goto", None, "https://img.cdn.test/page"),
+        ("click", link("Watch", "https://cdn.test/watch"), None),
+        ("click", SUBMIT, None),
+        ("new_page", None, "https://cdn.test/"),
+        ("request", None, "https://cdn.test/api"),
+    ],
+    ids=["goto", "goto-subdomain", "link", "form", "new_page", "request"],
+)
+def test_subresource_hosts_are_never_an_actions_destination(kind: str, target, value: str | None) -> None:
+    verdict = act(guard(EMBEDS), kind, target=target, value=value, url="https://forum.test/t/1")
+    assert decision(verdict) == "block"
+    assert verdict.findings[0].rule == "domain_allow"
+
+
+def test_an_action_inside_an_embed_from_a_subresource_host_is_not_leaving() -> None:
+    """A click that lands in a cross-origin frame whose content cannot be read is judged as going
+    to that frame's origin: a subresource host's embed (a player's play button) is not leaving;
+    another host's frame still is. The frame's own navigations are the layers' to judge."""
+    player = button("Play", frame_content="https://player.cdn.test/embed/1")
+    assert decision(act(guard(EMBEDS), "click", target=player, url="https://forum.test/t/1")) == "allow"
+    other = button("Play", frame_content="https://evil.test/embed/1")
+    assert decision(act(guard(EMBEDS), "click", target=other, url="https://forum.test/t/1")) == "block"
+    # without the subresource host the same click leaves the allowed domains
+    plain = guard({"domain_allow": ["forum.test"]})
+    assert decision(act(plain, "click", target=player, url="https://forum.test/t/1")) == "block"
+
+
+def test_a_tab_on_a_subresource_host_is_outside_the_allowed_domains() -> None:
+    verdict = act(guard(EMBEDS), "click", target=button("OK"), url="https://cdn.test/landing")
+    assert decision(verdict) == "block"
+    assert "outside the allowed domains" in verdict.findings[0].message
+
+
+def test_subresources_in_policy_files() -> None:
+    from pagewarden.policies import lint_policies, parse_rule, rule_to_dict
+    from tests.rules.rulekit import policy
+
+    rule = parse_rule(EMBEDS)
+    assert rule.subresources == [".cdn.test"]  # type: ignore[union-attr]
+    assert rule_to_dict(rule) == {"domain_allow": {"patterns": ["forum.test"], "subresources": [".cdn.test"]}}
+    assert rule_to_dict(parse_rule({"domain_allow": ["forum.test"]})) == {"domain_allow": "forum.test"}
+    assert parse_rule({"domain_allow": {"patterns": "forum.test", "subresources": "cdn.test"}}) == parse_rule(
+        {"domain_allow": {"patterns": ["forum.test"], "subresources": ["cdn.test"]}}
+    )
+    with pytest.raises(ValueError, match="subresource patterns must not be empty"):
+        policy({"domain_allow": {"patterns": ["forum.test"], "subresources": [" "]}})
+    bad = {"domain_allow": {"patterns": ["forum.test"], "subresources": ["cdn..test"]}}
+    warnings = lint_policies(PolicySet([policy(bad)]))
+    assert any("subresources" in str(w) and "can never match" in str(w) for w in warnings), warnings
