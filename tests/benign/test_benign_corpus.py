@@ -39,6 +39,7 @@ async def test_the_benign_corpus_has_no_false_stops(corpus_site: LocalSite, prox
     }
 
 
+@pytest.mark.timeout(300)  # as above
 @pytest.mark.parametrize("proxy", [False, True], ids=["gate", "proxy"])
 async def test_the_corpus_with_its_embed_hosts_as_subresources(corpus_site: LocalSite, proxy: bool) -> None:
     """``domain_allow: {patterns: [.news.test], subresources: [static.newscdn.test, video.test]}``:
@@ -47,7 +48,7 @@ async def test_the_corpus_with_its_embed_hosts_as_subresources(corpus_site: Loca
     over plain HTTP it refuses them and records it); the ad and social frames stay refused; the
     benign agent is never stopped."""
     outcome = await run_corpus(corpus_site.port, proxy=proxy, settle=0.3, embeds=True)
-    assert outcome.actions == 36
+    assert outcome.actions == 46
     assert outcome.stops == []
     reached = {(r.host, r.path) for r in corpus_site.requests}
     assert {("static.newscdn.test", "/app.js"), ("static.newscdn.test", "/site.css")} <= reached
