@@ -16,8 +16,9 @@ guarded action:
 
 Each cell is the mean of `--reads` reads in one loop in the page (the change, when any, made just
 before each read; the browser's layout brought up to date before the timer starts). `--library
-FILE` measures another version of `element_facts.js` in the same run (side by side: every cell is
-measured for both, alternating).
+FILE` measures another version of the reader's script in the same run (an older single-file
+`element_facts.js`, or an assembled `pagewarden.observe._library.library()`; side by side: every
+cell is measured for both, alternating).
 
     .venv/bin/python benchmarks/reader_scale.py [--reads 40] [--library OLD.js] [--out FILE]
 """
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     """Measure, print, write the JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reads", type=int, default=40, help="reads per cell")
-    parser.add_argument("--library", type=Path, help="another element_facts.js to measure side by side")
+    parser.add_argument("--library", type=Path, help="another reader script to measure side by side")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the JSON")
     args = parser.parse_args(argv)
     library = args.library.read_text("utf-8") if args.library else None

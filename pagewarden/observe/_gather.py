@@ -17,12 +17,12 @@ import re
 import time
 from collections.abc import Callable, Generator, Sequence
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from pagewarden._calls import Begin, Call, Finish, Running
 from pagewarden._serde import DataFormatError, from_data
 from pagewarden._url import parse_url
+from pagewarden.observe._library import library
 from pagewarden.steps import ElementFacts, TextSource
 
 __all__ = [
@@ -49,9 +49,8 @@ class FactsUnavailable(Exception):
     """The page did not let the facts be read (script error, hostile DOM)."""
 
 
-@cache
 def _library() -> str:
-    return resources.files("pagewarden.observe").joinpath("element_facts.js").read_text("utf-8")
+    return library()
 
 
 # Entry points of the library: (parameters, expression on `lib`).

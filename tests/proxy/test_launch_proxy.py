@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+import pagewarden.proxy as proxy_api
 from pagewarden import launch
 from pagewarden.guard import GuardEvent
 from pagewarden.proxy import EgressPolicy, ProxyError, ProxyServer
@@ -89,7 +90,8 @@ def test_a_proxy_that_does_not_enforce_is_detected() -> None:
 async def test_launch_refuses_to_start_the_browser_behind_a_proxy_that_does_not_enforce(
     netsite: LocalSite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(session_module, "session_proxy", lambda guard, **kw: ProxyServer([]))
+    # launch() takes the session proxy from the package (pagewarden.proxy), where it is patched
+    monkeypatch.setattr(proxy_api, "session_proxy", lambda guard, **kw: ProxyServer([]))
     launched: list[object] = []
     from playwright.async_api import BrowserType
 

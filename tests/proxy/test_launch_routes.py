@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
+import pagewarden.proxy as proxy_api
 from pagewarden import launch
-from pagewarden.proxy import _session as session_module
 from pagewarden.testing import LocalSite, Response
 from tests.proxy.conftest import policies
 
@@ -208,12 +208,12 @@ async def test_chromium_resolves_no_name_itself(netsite: LocalSite, tmp_path: Pa
 async def test_control_without_the_resolver_rules_chromium_looks_names_up(
     netsite: LocalSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    original = session_module.chromium_proxy_args
+    original = proxy_api.chromium_proxy_args  # launch() takes the flags from the package
 
     def without_rules(server):  # the network layer's flags minus the resolver rules
         return tuple(a for a in original(server) if not a.startswith("--host-resolver-rules"))
 
-    monkeypatch.setattr(session_module, "chromium_proxy_args", without_rules)
+    monkeypatch.setattr(proxy_api, "chromium_proxy_args", without_rules)
     hosts, _ = await _names_run(netsite, tmp_path / "net.json")
     assert [h for h in hosts if "secret" in h]
 
