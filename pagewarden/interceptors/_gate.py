@@ -611,8 +611,9 @@ class NavigationGate:
         key = (refusal.url, refusal.rule, refusal.action)
         with self._lock:
             seen = self._recent.get(key)
-            if seen is not None and refusal.ts - seen < 1:
+            if seen is not None and refusal.ts - seen < 1 and refusal.action != "download":
                 return  # the same request, judged by the route and by the DevTools session
+                # (a download is judged once, at its answer: a second one is another request)
             if len(self._recent) > 512:
                 self._recent = {k: t for k, t in self._recent.items() if refusal.ts - t < 1}
             self._recent[key] = refusal.ts
