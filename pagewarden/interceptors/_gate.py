@@ -39,6 +39,17 @@ Content-Security-Policy naming the allowed hosts (`pagewarden.interceptors._csp`
 refuses what the routes do not see — the redirect hops of a subresource, websockets from workers
 or from a constructor the page captured before the guard was attached — with no round trip.
 
+Downloads a response starts (``Content-Disposition: attachment``, a type the browser does not
+render: a zip, an executable, ``application/octet-stream``) on a link, a redirect, a form's post, a
+script's navigation, a script-made ``<a download>`` or a frame are judged by the same DevTools
+session at the response stage, before a byte of the body reaches the browser, as the network
+layer judges them (`pagewarden.rules._downloads`): unless a download action the guard allowed
+(and a human approved) led to that site in the last 30 s (`grant`), the request is aborted (the
+page stays where it was, nothing is saved; a script-made ``<a download>`` shows as a cancelled
+download) and recorded as a ``download`` refusal (``PW-DOWNLOAD``, rule ``download``), raised at
+the agent like a refused navigation. This is why, without a proxy, every guarded session has a
+gate, even with no URL or domain rule: then it routes no request and only that session runs.
+
 Not seen by the gate (the network layer sees them): without an allow-list, a shared worker's or a
 service worker's own requests (`launch` blocks service workers and shared workers when a gate is
 needed), websockets opened outside Playwright's mock of the page's ``WebSocket``, the redirect hops
@@ -74,6 +85,7 @@ from pagewarden.rules import (
     AGENT_ACTIONS,
     NETWORK_POLICY,
     REFUSALS_KEPT,
+    DownloadGrants,
     EgressRules,
     Refusal,
     refusals_verdict,
@@ -246,10 +258,13 @@ class NavigationGate:
     """The gate of one guarded session (see the module docstring). Thread-safe: the route
     handler runs on Playwright's dispatcher, the pipeline on the agent's thread."""
 
-    def __init__(self, guard: Any, rules: EgressRules, pattern: re.Pattern[str]) -> None:
+    def __init__(self, guard: Any, rules: EgressRules, pattern: re.Pattern[str] | None) -> None:
         self.guard = guard
         self.rules = rules
+        #: the URLs the gate's route judges (None: the policies refuse no URL; nothing is routed)
         self.pattern = pattern
+        #: the downloads judged download actions may start
+        self.downloads = DownloadGrants()
         #: the websockets that may be refused (host rules only; None: none can be)
         self.websocket_pattern = navigation_pattern(rules, urls=False, scheme=_WS_SCHEME)
         self._lock = threading.Lock()
@@ -275,11 +290,15 @@ class NavigationGate:
         self.signal = RefusalSignal()
 
     @classmethod
-    def for_guard(cls, guard: Any) -> NavigationGate | None:
-        """The gate for `guard`, or None when its policies have no URL or domain rule."""
+    def for_guard(cls, guard: Any) -> NavigationGate:
+        """The gate for `guard` (with no URL or domain rule it routes nothing and judges the
+        downloads responses start only)."""
         rules = EgressRules.from_policies(getattr(guard, "policies", None))
-        pattern = navigation_pattern(rules)
-        return cls(guard, rules, pattern) if pattern is not None else None
+        return cls(guard, rules, navigation_pattern(rules))
+
+    def grant(self, step: Any, verdict: Verdict) -> None:
+        """`step` is about to run, allowed by `verdict`: a download it starts may be saved."""
+        self.downloads.grant(step, verdict)
 
     @property
     def enforce(self) -> bool:
@@ -301,7 +320,8 @@ class NavigationGate:
 
             async def route_async() -> None:
                 await drive_hops_async(self._install_csp(context))
-                await context.route(self.pattern, self._route_async)
+                if self.pattern is not None:
+                    await context.route(self.pattern, self._route_async)
                 if self.websocket_pattern is not None:
                     try:
                         await context.route_web_socket(self.websocket_pattern, self._websocket_async)
@@ -313,7 +333,8 @@ class NavigationGate:
 
         def route_sync() -> None:
             drive_hops_sync(self._install_csp(context))
-            context.route(self.pattern, self._route_sync)
+            if self.pattern is not None:
+                context.route(self.pattern, self._route_sync)
             if self.websocket_pattern is not None:
                 try:
                     context.route_web_socket(self.websocket_pattern, self._websocket_sync)
@@ -435,6 +456,8 @@ class NavigationGate:
         """A call that puts the gate's route back on `context` after the agent removed routes
         there (``unroute_all``, ``unroute``): ours is removed if it is left, then added again,
         ahead of the agent's (None when `context` was never routed through the gate)."""
+        if self.pattern is None:
+            return None
         try:
             if context not in self._contexts:
                 return None
@@ -459,6 +482,8 @@ class NavigationGate:
         navigation the gate refuses, so that the handler's ``continue_()`` cannot let it pass.
         Returns None when the handler may run, else what the route handler should return (the
         awaitable of the 204 answer under the async API)."""
+        if self.pattern is None:
+            return None
         refusal = self.judge(request)
         if refusal is None:
             return None
@@ -588,8 +613,9 @@ class NavigationGate:
         key = (refusal.url, refusal.rule, refusal.action)
         with self._lock:
             seen = self._recent.get(key)
-            if seen is not None and refusal.ts - seen < 1:
+            if seen is not None and refusal.ts - seen < 1 and refusal.action != "download":
                 return  # the same request, judged by the route and by the DevTools session
+                # (a download is judged once, at its answer: a second one is another request)
             if len(self._recent) > 512:
                 self._recent = {k: t for k, t in self._recent.items() if refusal.ts - t < 1}
             self._recent[key] = refusal.ts

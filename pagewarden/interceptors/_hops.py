@@ -46,7 +46,7 @@ from pagewarden._url import parse_url
 from pagewarden.interceptors._csp import REPORT_HOST, deny_url_patterns
 from pagewarden.interceptors._pipeline import drive_async, drive_sync
 from pagewarden.observe import Call
-from pagewarden.rules import NETWORK_POLICY, Refusal
+from pagewarden.rules import NETWORK_POLICY, Refusal, download_refusal, saved_file
 
 if TYPE_CHECKING:
     from pagewarden.interceptors._gate import NavigationGate
@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 __all__ = ["HopGate", "drive_hops_async", "drive_hops_sync"]
 
 _DOCUMENTS = {"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}
+#: documents' answers: a download a response starts is judged before its body reaches the browser
+_DOCUMENT_ANSWERS = {"urlPattern": "*", "resourceType": "Document", "requestStage": "Response"}
 #: worker scripts (dedicated, shared, service) and favicons: their responses get the gate's policy
 _WORKER_SCRIPTS = {"urlPattern": "*", "resourceType": "Other", "requestStage": "Response"}
 _PENDING = object()
@@ -70,6 +72,35 @@ def drive_hops_sync(steps: Steps | None) -> Any:
 async def drive_hops_async(steps: Steps | None) -> Any:
     """Run `steps` under the async API (each awaitable awaited; the pipeline's driver)."""
     return None if steps is None else await drive_async(steps)
+
+
+def saved_by(event: dict[str, Any]) -> tuple[str, str] | None:
+    """``(content type, file name)`` when a paused document answer (`event`, at the response
+    stage) makes the browser save a file, else None (`saved_file`). The download manager's fetch
+    of an ``<a download>`` (saved whatever its type) is a document request with no network id
+    and none of a navigation's headers."""
+    if event.get("responseErrorReason"):
+        return None
+    headers: dict[str, list[str]] = {}
+    for header in event.get("responseHeaders") or ():
+        if isinstance(header, dict):
+            headers.setdefault(str(header.get("name", "")).lower(), []).append(str(header.get("value", "")))
+    dispositions = headers.get("content-disposition", [])
+    disposition = next((d for d in dispositions if d.strip().lower().startswith("attachment")), None)
+    request = event.get("request") or {}
+    sent = {str(k).lower() for k in (request.get("headers") or {})}
+    link = not event.get("networkId") and "upgrade-insecure-requests" not in sent
+    try:
+        status = int(event.get("responseStatusCode") or 0)
+    except (TypeError, ValueError):
+        status = 0
+    return saved_file(
+        status,
+        disposition if disposition is not None else (dispositions[0] if dispositions else ""),
+        (headers.get("content-type") or [""])[0],
+        parse_url(str(request.get("url") or "")).path,
+        download_link=link,
+    )
 
 
 def _frame_ids(tree: dict[str, Any]) -> set[str]:
@@ -99,7 +130,8 @@ class HopGate:
         requests of any kind to a denied host the policy does not cover (each redirect hop, and
         the requests of shared and service workers, which Playwright's routes do not see)."""
         gate = self.gate
-        out: list[dict[str, str]] = [_DOCUMENTS]
+        out: list[dict[str, str]] = [_DOCUMENTS] if gate.pattern is not None else []
+        out.append(_DOCUMENT_ANSWERS)
         if gate.csp:
             out.append(_WORKER_SCRIPTS)
             out.append({"urlPattern": f"*://{REPORT_HOST}/*", "resourceType": "CSPViolationReport"})
@@ -170,7 +202,10 @@ class HopGate:
         request with a network error (never raises)."""
         request_id = event.get("requestId")
         if event.get("responseStatusCode") is not None or event.get("responseErrorReason"):
-            yield from self._response(session, browser, event)
+            if event.get("resourceType") == "Document":
+                yield from self._answer(session, browser, event)
+            else:
+                yield from self._response(session, browser, event)
             return
         url = str((event.get("request") or {}).get("url") or "")
         if event.get("resourceType") == "CSPViolationReport" and parse_url(url).host == REPORT_HOST:
@@ -224,6 +259,39 @@ class HopGate:
                 chain.append(hop)
         return tuple(reversed(chain))
 
+    def _answer(self, session: Any, browser: Any, event: dict[str, Any]) -> Steps:
+        """A document's answer: a download no allowed download action led to, in a guarded
+        context, is aborted before its body reaches the browser (the page stays, nothing is
+        saved) and recorded as the gate's ``download`` refusal; anything else goes on."""
+        request_id = event.get("requestId")
+        refusal = None
+        found = saved_by(event)
+        if found is not None:
+            request = event.get("request") or {}
+            url = str(request.get("url") or "")
+            if not self.gate.downloads.allowed(url):
+                method = str(request.get("method") or "GET")
+                refusal = download_refusal(url, parse_url(url).host, *found, method)
+                frame = str(event.get("frameId") or "")
+                try:
+                    guarded = yield from self._guarded_frame(session, browser, frame)
+                except Exception:  # noqa: BLE001 - cannot tell whose frame: it is judged as ours
+                    guarded = True
+                if not guarded:
+                    refusal = None
+        try:
+            if refusal is not None and self.gate.enforce:
+                # aborted, not answered 204: Chromium may have taken a non-rendered type for a
+                # download already, and a 204 then starts one (cancelled, but an event)
+                failed = {"requestId": request_id, "errorReason": "Aborted"}
+                yield Call(session.send, ("Fetch.failRequest", failed))
+            else:
+                yield Call(session.send, ("Fetch.continueRequest", {"requestId": request_id}))
+        except Exception:  # noqa: BLE001 - the request or the browser went away meanwhile
+            pass
+        if refusal is not None:
+            self.gate.refused(refusal)
+
     def _response(self, session: Any, browser: Any, event: dict[str, Any]) -> Steps:
         """A worker script's (or favicon's) response: in a guarded context it gets the gate's
         policy, with a ``report-uri`` this session answers (a worker's policy comes from its
@@ -272,7 +340,7 @@ class HopGate:
         gate = self.gate
         method = str(request.get("method") or "GET")
         document = event.get("resourceType") == "Document"
-        if document and not gate.pattern.search(url):
+        if document and (gate.pattern is None or not gate.pattern.search(url)):
             return None  # a URL no rule can refuse (the pattern is a superset of the refusals)
         hop = bool(event.get("redirectedRequestId"))
         action = ("redirect" if hop else "navigation") if document else "request"

@@ -730,6 +730,8 @@ def guarded_action(
     if network is not None:
         yield from _tag_tab(network, page, step.observation.tab)
         network.grant(step, verdict)  # the proxy lets this action's navigation through
+    elif (gate := shared.built_gate) is not None:
+        gate.grant(step, verdict)  # a download this action starts may be saved
     frame_actions = _frame_actions(shared, network, step.observation)
     for each in frame_actions:
         each.began()

@@ -66,7 +66,7 @@ class SharedState:
         self._mouse: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
         self._tabs: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._tabs_seen = 0
-        #: the navigation gate (built on first use; None: a proxy runs or nothing to refuse)
+        #: the navigation gate (built on first use; None: a proxy runs)
         self._gate: NavigationGate | bool | None = False
         self._gate_pending: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         #: one CDP session per page, opened the first time a closed shadow root is read there
@@ -172,8 +172,8 @@ class SharedState:
     @property
     def gate(self) -> NavigationGate | None:
         """The session's navigation gate (see `pagewarden.interceptors._gate`), built on first
-        use: None when a network layer runs (the proxy judges navigations) or the policies have
-        no URL or domain rule."""
+        use: None when a network layer runs (the proxy judges navigations and downloads); with
+        no URL or domain rule it judges the downloads responses start only."""
         if self._gate is False:
             network = getattr(self.guard, "network", None)
             self._gate = None if network is not None else NavigationGate.for_guard(self.guard)

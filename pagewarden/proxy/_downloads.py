@@ -15,25 +15,15 @@ next call naming the file's URL, type and name. The response body is never forwa
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from mitmproxy import http
 
 from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal
+from pagewarden.rules import DOWNLOAD_POLICY, download_refusal, saved_file
 
 __all__ = ["DOWNLOAD_POLICY", "DownloadGate", "download_of", "refuse_download"]
-
-DOWNLOAD_POLICY = "PW-DOWNLOAD"
-#: types Chromium shows in the tab rather than saving (prefixes end with "/")
-_RENDERED = (
-    "text/", "image/", "audio/", "video/", "multipart/x-mixed-replace", "application/xhtml+xml",
-    "application/xml", "application/json", "application/javascript", "application/ecmascript",
-    "application/rss+xml", "application/atom+xml", "application/ld+json", "application/manifest+json",
-    "application/wasm", "application/x-javascript", "application/problem+json",
-)  # fmt: skip
-_FILENAME = re.compile(r"filename\*?\s*=\s*(?:UTF-8'')?\"?([^\";]+)", re.IGNORECASE)
 
 
 def refuse_download(flow: http.HTTPFlow, refusal: Refusal) -> None:
@@ -56,21 +46,16 @@ def _document(request: http.Request) -> bool:
 
 def download_of(request: http.Request, response: http.Response) -> tuple[str, str] | None:
     """``(content type, file name)`` when `response` to `request` makes the browser save a
-    file, else None."""
-    if not _document(request) or response.status_code in (204, 205) or 300 <= response.status_code < 400:
+    file, else None (`saved_file`)."""
+    if not _document(request):
         return None
-    disposition = response.headers.get("content-disposition", "")
-    kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    name_match = _FILENAME.search(disposition)
-    last = request.path.split("?", 1)[0].rsplit("/", 1)[-1]
-    name = name_match.group(1).strip()[:120] if name_match else last[:120]
-    if disposition.strip().lower().startswith("attachment"):
-        return kind or "unknown type", name
-    if request.headers.get("sec-fetch-dest") == "empty":  # an <a download>: saved whatever its type
-        return kind or "unknown type", name
-    if kind and not kind.startswith(_RENDERED):
-        return kind, name
-    return None
+    return saved_file(
+        response.status_code,
+        response.headers.get("content-disposition", ""),
+        response.headers.get("content-type", ""),
+        request.path,
+        download_link=request.headers.get("sec-fetch-dest") == "empty",  # saved whatever its type
+    )
 
 
 class DownloadGate:
@@ -103,13 +88,7 @@ class DownloadGate:
         url = request.pretty_url  # the URL the browser asked for (a host map rewrote the address)
         if session.download_allowed(url, flow.metadata.get("pagewarden_tab")):
             return
-        refusal = Refusal(
-            "download", url, request.pretty_host, "download", DOWNLOAD_POLICY,
-            f"the response starts a download ({kind}, {name!r}) that no download action the guard "
-            "allowed led to: the page tried to save a file on the user's machine; do not follow "
-            "it, or ask the user for the file",
-            request.method,
-        )  # fmt: skip
+        refusal = download_refusal(url, request.pretty_host, kind, name, request.method)
         if session.enforce:
             response.stream = False  # held in the proxy: `response` replaces it, whole
             flow.metadata["pagewarden_refusal"] = refusal.to_dict()

@@ -45,7 +45,14 @@ from pagewarden.interceptors import FRAME_OWN, MONITORED, FrameActions, RefusalS
 from pagewarden.proxy._egress import NETWORK_POLICY, is_navigation, refuse_flow
 from pagewarden.proxy._refusal import Refusal
 from pagewarden.proxy._tokens import new_token
-from pagewarden.rules import AGENT_ACTIONS, REFUSALS_KEPT, refusals_verdict, reported_to_agent, split_pending
+from pagewarden.rules import (
+    AGENT_ACTIONS,
+    REFUSALS_KEPT,
+    DownloadGrants,
+    refusals_verdict,
+    reported_to_agent,
+    split_pending,
+)
 from pagewarden.steps import Verdict
 
 __all__ = ["NavigationGrants", "NetworkSession", "site_of"]
@@ -92,8 +99,8 @@ class NetworkSession:
         #: per tab: sites it reached through judged actions
         self._sites: dict[str | None, set[str]] = {}
         self._tagged: set[str] = set()
-        #: per tab: site -> expiry of a download a judged download action may start
-        self._downloads: dict[str | None, dict[str, float]] = {}
+        #: the downloads judged download actions may start (per tab, for `ttl`)
+        self.downloads = DownloadGrants(ttl)
         #: the context's own languages (``Accept-Language`` before the token), for the per-tab value
         self.locale: str | None = None
         self._pending: list[Refusal] = []
@@ -150,27 +157,13 @@ class NetworkSession:
     def _grant_download(self, step: Any, verdict: Verdict) -> None:
         """An allowed action the guard judged a download (PW-DOWNLOAD, approved) may save a
         file from its link's site, for its tab (and a page not tagged yet), for `ttl`."""
-        if not any(f.policy_id == "PW-DOWNLOAD" for f in verdict.findings):
-            return
-        target = step.observation.target
-        href = getattr(target, "href", None) if target is not None else None
-        page = step.observation.url or None
-        site = site_of(resolve_url(href, page) if href and page else href or "")
-        if site:
-            expiry = time.monotonic() + self.ttl
-            with self._lock:
-                for tab in {getattr(step.observation, "tab", None), None}:
-                    self._downloads.setdefault(tab, {})[site] = expiry
+        self.downloads.ttl = self.ttl
+        self.downloads.grant(step, verdict)
 
     def download_allowed(self, url: str, tab: str | None = None) -> bool:
         """Whether a download from `url` in `tab` was led to by a download action the guard
         allowed (a live download grant of that tab, or of a page not tagged yet)."""
-        site = site_of(url)
-        now = time.monotonic()
-        with self._lock:
-            return any(
-                (self._downloads.get(key, {}).get(site) or 0.0) >= now for key in dict.fromkeys((tab, None))
-            )
+        return self.downloads.allowed(url, tab)
 
     @property
     def sites(self) -> set[str]:

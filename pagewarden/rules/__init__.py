@@ -22,6 +22,7 @@ from pagewarden.rules._base import (
     rule_class,
 )
 from pagewarden.rules._book import RuleBook
+from pagewarden.rules._downloads import DOWNLOAD_POLICY, DownloadGrants, download_refusal, saved_file
 from pagewarden.rules._egress import (
     AGENT_ACTIONS,
     NETWORK_POLICY,
@@ -46,10 +47,12 @@ from pagewarden.rules._taint import TabMemory
 
 __all__ = [
     "AGENT_ACTIONS",
+    "DOWNLOAD_POLICY",
     "NETWORK_POLICY",
     "REFUSALS_KEPT",
     "RISK_BASE",
     "CompiledRule",
+    "DownloadGrants",
     "EgressRules",
     "HistoryEntry",
     "Refusal",
@@ -61,6 +64,7 @@ __all__ = [
     "SessionView",
     "TabMemory",
     "compile_selector",
+    "download_refusal",
     "goal_supports_text",
     "goal_supports_url",
     "instruction_signals",
@@ -70,6 +74,7 @@ __all__ = [
     "register",
     "reported_to_agent",
     "rule_class",
+    "saved_file",
     "significant_tokens",
     "split_pending",
 ]

@@ -264,6 +264,13 @@ LEAVE_GUIDANCE = (
 )
 
 
+#: What the agent is told of a download a response started that no approved download action led to.
+DOWNLOAD_GUIDANCE = (
+    "The page tried to save a file on the user's machine that no approved download action asked "
+    "for; nothing was saved. Do not fetch it another way; if the task needs the file, ask the user."
+)
+
+
 def refusals_verdict(
     pending: Sequence[Refusal],
     step: Any,
@@ -299,6 +306,8 @@ def refusals_verdict(
             chain = [u for u in (during, *hops, r.url) if u]
             evidence["chain"] = chain
             when = f"during this action ({' -> '.join(u[:120] for u in chain)}) the page tried"
+        if r.action == "download":
+            guidance = DOWNLOAD_GUIDANCE
         return Finding(
             policy_id=r.policy_id,
             rule=f"network:{r.rule}",

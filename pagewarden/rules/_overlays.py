@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from pagewarden._url import page_key, parse_url
-from pagewarden.steps import Consequence, ElementFacts
+from pagewarden.steps import Consequence, ElementFacts, Submission
 
 if TYPE_CHECKING:
     from pagewarden.rules._base import RuleContext
@@ -45,6 +46,24 @@ _PROCEED_WORDS = re.compile(
     r"(?:\s+(?:to|into|on\s+to)\s+(?:the\s+|this\s+)?(?:page|site|post|article|content|thread|story|forum|video))?"
     r"(?:\s+(?:anyway|regardless))?\s*[.!]?\s*$"
     r"|^\s*(?:yes\s*[,!.]?\s*)?i\s+(?:understand|acknowledge|am\s+(?:over\s+)?1[89](?:\s+or\s+older)?)\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+#: The value of a hidden field an acknowledgement carries: a flag, a token (CSRF, nonce, a
+#: signed id), or a path / URL (the page to return to); nothing with spaces or an "@".
+_TOKEN_VALUE = re.compile(r"^[A-Za-z0-9_\-.:=+/%?&#~]{0,512}$")
+#: names of the field that says where to go after the acknowledgement
+_RETURN_NAMES = re.compile(
+    r"^(?:next|return|return_?to|returnurl|redirect|redirect_?(?:to|uri|url)|continue|dest(?:ination)?|url|back"
+    r"|target|to|r|goto|from|came_?from|ref(?:errer)?)$",
+    re.IGNORECASE,
+)
+#: names of the other fields an acknowledgement carries: anti-forgery tokens, signatures,
+#: the notice's id, the flag that says it was seen
+_ACK_NAMES = re.compile(
+    r"^_{0,2}(?:csrf(?:_?token)?|xsrf(?:_?token)?|token|authenticity_?token|requestverificationtoken|nonce"
+    r"|state|sig(?:nature)?|hmac|ts|timestamp|ack(?:nowledged?|nowledgement)?|seen|understood|agreed?|accepted?"
+    r"|consent(?:ed)?|(?:content_?)?(?:notice|warning|interstitial|gate|disclaimer)(?:_?(?:id|key|type|version|seen|ack))?"
+    r"|age_?(?:gate|verified|confirmed|check|ok)|over_?1[89]|adult)$",
     re.IGNORECASE,
 )
 _DISMISS_START = re.compile(r"^\s*(?:close|dismiss|cancel|[×✕✖])\b", re.IGNORECASE)
@@ -126,6 +145,41 @@ def closes_without_effect(el: ElementFacts, ctx: RuleContext) -> bool:
     return bool(el.name) and _DISMISS_WORDS.match(el.name) is not None
 
 
+def _acknowledgement(el: ElementFacts, submission: Submission, ctx: RuleContext) -> bool:
+    """Whether a POST the control makes is only the interstitial's acknowledgement: to this
+    origin, either to this same page or with a field naming this same page as where to go
+    next; nothing the world model calls an effect in the control's words or the action's path
+    (beyond "form post" itself: pay, delete, transfer, close …); every field hidden, named as an
+    acknowledgement's (a CSRF token, a nonce, the notice's id, an "ack" / "seen" flag, the
+    return path: `_ACK_NAMES`, `_RETURN_NAMES`; a ``_method`` override, an ``action``, an
+    ``amount`` are not), each value a flag, a token or that return path (no text the user or the
+    agent typed, no address, no secret: nothing of the user's)."""
+    form = el.form
+    if form is None or submission.method != "post" or not el.is_submit:
+        return False
+    if ctx.prediction.consequence_terms not in ((), ("form post",)):
+        return False
+    here = parse_url(ctx.step.observation.url or "about:blank")
+    dest = parse_url(submission.url)
+    if not here.host or dest.origin != here.origin:
+        return False
+    back = dest.path == here.path
+    for field in form.fields:
+        value = field.value or ""
+        plain = unquote(unquote(value))  # "%40" is an "@" all the same
+        if field.type != "hidden" or not (_TOKEN_VALUE.match(value) and _TOKEN_VALUE.match(plain)):
+            return False
+        name = field.name or ""
+        if _RETURN_NAMES.match(name):
+            target = parse_url(value, here.url) if value else None
+            if target is not None and not (target.origin == here.origin and target.path == here.path):
+                return False  # it goes on to another page: not an acknowledgement of this one
+            back = back or target is not None
+        elif not _ACK_NAMES.match(name):
+            return False
+    return back
+
+
 def proceeds_in_place(el: ElementFacts, ctx: RuleContext) -> bool:
     """Going on past an interstitial: a proceed-type control in a box over the page that stays
     on the page the agent is on.
@@ -133,18 +187,22 @@ def proceeds_in_place(el: ElementFacts, ctx: RuleContext) -> bool:
     Judged by what it does first: no navigation, or one to this same page (another query, a
     fragment: the box's acknowledgement), or back to the task's own path; no submission but a
     GET to this same page; nothing the world model calls irreversible or consequential; not a
-    box drawn inside user content. Only then does the label count, and only as a way on
-    ("I understand, proceed", "Continue to the page", "Proceed anyway", "I am 18 or older").
+    box drawn inside user content. A POST counts only as the box's acknowledgement
+    (`_acknowledgement`: hidden flags and tokens to this origin, coming back to this page,
+    nothing of the user's, no word of an effect). Only then does the label count, and only as a
+    way on ("I understand, proceed", "Continue to the page", "Proceed anyway", "I am 18 or older").
     """
     if el.overlay is None and not el.in_dialog:
         return False
     if el.overlay_in_ugc or not el.visible:
         return False
     prediction = ctx.prediction
-    if prediction.consequence is not Consequence.NONE:
-        return False
     here = parse_url(ctx.step.observation.url or "about:blank")
     submission = prediction.submission
+    if submission is not None and _acknowledgement(el, submission, ctx):
+        return _says_proceed(el)
+    if prediction.consequence is not Consequence.NONE:
+        return False
     if submission is not None:
         dest = parse_url(submission.url)
         if submission.method != "get" or dest.origin != here.origin or dest.path != here.path:
@@ -155,5 +213,10 @@ def proceeds_in_place(el: ElementFacts, ctx: RuleContext) -> bool:
         same_page = dest.origin == here.origin and dest.path == here.path
         if not (same_page or returns_to_own_path(ctx)):
             return False
+    return _says_proceed(el)
+
+
+def _says_proceed(el: ElementFacts) -> bool:
+    """The control's words (its text, value, else its name) are only a way on."""
     texts = [t for t in (el.text, el.attrs.get("value", "")) if t.strip()] or [el.name]
     return all(_PROCEED_WORDS.match(t) for t in texts if t)

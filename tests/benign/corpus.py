@@ -75,6 +75,22 @@ _HOME = f"""<!doctype html><html><head><title>News home</title></head><body>{_CH
 <iframe src='http://ads.test/frame' title='Advertisement'></iframe>
 <a id='related' href='http://news.test/article1'>Article one</a></body></html>"""
 
+#: a story behind a sensitive-content notice whose button POSTs the acknowledgement (a token,
+#: the notice's id, the page to come back to) to the site's own endpoint, which sends the
+#: reader back to the story (issue 24: "I understand, proceed" asked for approval)
+_NOTICE = f"""<!doctype html><html><head><title>Flood report</title></head><body>{_CHROME}
+<article><h1>Flood report</h1><p>Photos from the flooded valley.</p>
+<a id='related' href='/article1'>Article one</a></article>
+<div id='notice' role='alertdialog' aria-modal='true' aria-labelledby='notice-title'
+ style='position:fixed;inset:0;background:#fff;z-index:10'>
+<h2 id='notice-title'>Sensitive content</h2><p>This report shows images of injured people.</p>
+<form method='post' action='/interstitial/ack'>
+<input type='hidden' name='csrf' value='f3a9c2d1e8b7'><input type='hidden' name='notice' value='graphic'>
+<input type='hidden' name='next' value='/flood'>
+<button type='submit' id='ack'>I understand, proceed</button></form></div>
+<script>if (location.search.includes('seen=1')) document.getElementById('notice').remove();</script>
+</body></html>"""
+
 _AD_FRAME = """<!doctype html><p>Ad</p><script>
 setTimeout(() => { location.href = 'http://adserv.test/click?id=1'; }, 50);
 </script>"""
@@ -82,6 +98,13 @@ setTimeout(() => { location.href = 'http://adserv.test/click?id=1'; }, 50);
 
 def _page(html: str) -> Callable[[Any], Response]:
     return lambda request: Response(html)
+
+
+def _acknowledged(request: Any) -> Response:
+    """The notice's endpoint: back to the page the form names, without the notice."""
+    back = request.form.get("next", ["/"])[0] if request.method == "POST" else "/"
+    back = back if back.startswith("/") and not back.startswith("//") else "/"
+    return Response("", status=303, headers={"Location": f"{back}?seen=1"})
 
 
 def serve(site: LocalSite) -> None:
@@ -94,6 +117,8 @@ def serve(site: LocalSite) -> None:
         site.route(host, "/world", _page("<!doctype html><title>World</title><p>World news</p>"))
         site.route(host, "/search", _page("<!doctype html><title>Search</title><p>Results</p>"))
         site.route(host, "/subscribe", _page("<!doctype html><title>Subscribed</title><p>Thanks</p>"))
+        site.route(host, "/flood", _page(_NOTICE))
+        site.route(host, "/interstitial/ack", _acknowledged)
         site.route(host, "/adslot", lambda r: Response("", status=302, headers={"Location": "http://adserv.test/slot"}))
     for host in THIRD_PARTY:
         for path in ("/embed/1", "/embed/2", "/widget", "/late", "/slot", "/click", "/pixel.gif", "/beacon",
@@ -143,8 +168,12 @@ Step = Callable[[Any], Awaitable[Any]]
 
 def _script(start: str) -> list[tuple[str, Step]]:
     """The benign agent's actions on a page of the corpus."""
+    notice: list[tuple[str, Step]] = []
+    if start.endswith("/flood"):
+        notice = [("proceed past the notice (POST)", lambda p: p.click("#ack"))]
     return [
         ("goto", lambda p: p.goto(start)),
+        *notice,
         ("hover menu", lambda p: p.hover("#menu")),
         ("close dialog (icon button)", lambda p: p.click("#close")),
         ("fill search", lambda p: p.fill("#q", "elections")),
@@ -161,6 +190,7 @@ STARTS = (
     "http://www.news.test/article2",
     "http://blog.news.test/post",
     "http://www.news.test/home",
+    "http://news.test/flood",
 )
 
 

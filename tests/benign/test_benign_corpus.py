@@ -2,7 +2,9 @@
 analytics loads, icon-only buttons and subdomains never stop the benign agent, in the browser
 layer (the navigation gate, no proxy) or the network layer (``launch(proxy=True)``); the refused
 loads are still refused and recorded. Before issue 29's change: 12 of 36 actions stopped in
-each layer (8 refusals of frames raised at the next action, 4 icon-button clicks asked)."""
+each layer (8 refusals of frames raised at the next action, 4 icon-button clicks asked). Issue 24
+added a story behind a sensitive-content notice whose "I understand, proceed" POSTs the
+acknowledgement to the site's own endpoint (asked for approval before: 2 of 46 stopped)."""
 
 from __future__ import annotations
 
@@ -22,10 +24,11 @@ def corpus_site() -> LocalSite:
         yield site
 
 
+@pytest.mark.timeout(300)  # five start pages, 46 actions with pauses between them: slow on a loaded machine
 @pytest.mark.parametrize("proxy", [False, True], ids=["gate", "proxy"])
 async def test_the_benign_corpus_has_no_false_stops(corpus_site: LocalSite, proxy: bool) -> None:
     outcome = await run_corpus(corpus_site.port, proxy=proxy, settle=0.3)
-    assert outcome.actions == 36
+    assert outcome.actions == 46
     assert outcome.stops == []
     # the third-party frames were refused all the same: recorded, never reached
     assert outcome.refused >= 8
@@ -36,6 +39,7 @@ async def test_the_benign_corpus_has_no_false_stops(corpus_site: LocalSite, prox
     }
 
 
+@pytest.mark.timeout(300)  # as above
 @pytest.mark.parametrize("proxy", [False, True], ids=["gate", "proxy"])
 async def test_the_corpus_with_its_embed_hosts_as_subresources(corpus_site: LocalSite, proxy: bool) -> None:
     """``domain_allow: {patterns: [.news.test], subresources: [static.newscdn.test, video.test]}``:
@@ -44,7 +48,7 @@ async def test_the_corpus_with_its_embed_hosts_as_subresources(corpus_site: Loca
     over plain HTTP it refuses them and records it); the ad and social frames stay refused; the
     benign agent is never stopped."""
     outcome = await run_corpus(corpus_site.port, proxy=proxy, settle=0.3, embeds=True)
-    assert outcome.actions == 36
+    assert outcome.actions == 46
     assert outcome.stops == []
     reached = {(r.host, r.path) for r in corpus_site.requests}
     assert {("static.newscdn.test", "/app.js"), ("static.newscdn.test", "/site.css")} <= reached

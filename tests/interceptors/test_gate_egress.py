@@ -204,7 +204,8 @@ async def test_no_domain_rule_no_gate_and_no_routes(page: Page, site: LocalSite)
     await guarded.goto(_serve(site, "fetch", "evil.test", mark))
     await guarded.fill("#secret", "hello-world-123")
     assert await _until(lambda: bool(_reached(site, "evil.test", mark)))
-    assert guarded._pw_shared.gate is None
+    gate = guarded._pw_shared.gate  # it judges downloads only: no request is routed
+    assert gate is not None and gate.pattern is None and gate.websocket_pattern is None
     raw = page.context._impl_obj  # type: ignore[attr-defined]
     assert raw._routes == [] and raw._web_socket_routes == []
 

@@ -232,7 +232,10 @@ async def test_monitor_mode_reports_and_does_not_refuse(page: Page, site: LocalS
 async def test_no_policies_no_routing(page: Page) -> None:
     guarded = Guard(goal="Use the app.").wrap(page)
     await guarded.goto("http://app.test/plain.html")
-    assert guarded._pw_shared.gate is None
+    gate = guarded._pw_shared.gate  # it judges downloads only: no request is routed
+    assert gate is not None and gate.pattern is None
+    raw = page.context._impl_obj  # type: ignore[attr-defined]
+    assert raw._routes == [] and raw._web_socket_routes == []
 
 
 async def test_same_site_script_redirect_without_an_allow_list_runs(page: Page, site: LocalSite) -> None:

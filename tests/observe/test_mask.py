@@ -89,3 +89,36 @@ async def test_without_secrets_or_passwords_nothing_is_painted(page: Page, tmp_p
     picture = Image.open(io.BytesIO(sorted(tmp_path.rglob("*-step*.png"))[-1].read_bytes()))
     boxes = await field_boxes(page)
     assert shows_text(inside(picture, boxes["token"], page.viewport_size["width"]))
+
+
+FLIPPED = ("early", "short", "swap", "btn", "note")
+
+
+async def test_a_page_cannot_unmask_a_password_by_flipping_or_swapping(page: Page, tmp_path: Path) -> None:
+    """The page shows what a password field holds: it makes the field a text field before any
+    read of the guard (a value the server filled in), or right after the agent typed a short
+    secret (not registered: under 4 characters), or after a read, by swapping the field for a
+    text twin holding the value, or by making it a button (whose label is its value). Every
+    one stays masked in the pictures; a plain field stays visible."""
+    guard = Guard(goal="Sign in to app.test", trace=tmp_path / "trace.jsonl", screenshots=True)
+    guarded = guard.wrap(page)
+    await guarded.goto("http://app.test/secrets_flip.html")
+    await guarded.fill("#short", "x7!")
+    await guarded.fill("#swap", "k9?")
+    await guarded.fill("#btn", "q4#")
+    await guarded.fill("#note", "hello there")  # its picture: #swap still a password field
+    await page.wait_for_function("() => document.getElementById('swap').type === 'text'")
+    assert await page.evaluate("() => document.getElementById('btn').type") == "button"
+    await guarded.click("#go")  # its picture: every field flipped or swapped
+    guard.close()
+    picture = Image.open(io.BytesIO(sorted(tmp_path.rglob("*-step*.png"))[-1].read_bytes()))
+    boxes = await page.evaluate(
+        """(ids) => Object.fromEntries(ids.map((id) => {
+             const r = document.getElementById(id).getBoundingClientRect();
+             return [id, [r.left, r.top, r.width, r.height]]; }))""",
+        list(FLIPPED),
+    )
+    width = page.viewport_size["width"]
+    unmasked = [n for n in ("early", "short", "swap", "btn") if not masked(inside(picture, boxes[n], width))]
+    assert unmasked == []
+    assert shows_text(inside(picture, boxes["note"], width)), "a benign field was masked"

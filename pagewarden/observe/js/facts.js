@@ -74,6 +74,7 @@ function facts(el, opts, act) {
   const type = t === "input" ? toLower(getAttr(el, "type") || "text") : (t === "textarea" ? "textarea" : null);
   const aria = ariaText(el);
   const ownValue = instanceGet(valueGetters, el, null);
+  if (type === "password") notePassword(el, String(ownValue || ""));
   const name = clip(accessibleName(el) || getAttr(el, "alt") ||
     (t === "input" && ["submit", "button"].includes(type) ? ownValue : "") || visibleText ||
     getAttr(el, "title") || getAttr(el, "placeholder") || "", 200);

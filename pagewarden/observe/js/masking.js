@@ -2,12 +2,34 @@
 
 // -- masking pictures of the page ----------------------------------------------------------
 // The boxes of the fields a picture of the page must not show: every field that is or ever
-// was a password field in this document (a page that flips `type` to text to show it is
-// remembered), or whose autocomplete names a password or one-time code; and, for the guard to
-// compare with its registered secrets (which never enter the page), each text field's value.
-// Boxes are viewport CSS pixels, read with the reader's own primitives; fields in open shadow
-// roots and same-origin frames are included (a frame's boxes offset by the frame's box).
+// was a password field in this document as far as any read saw (a mask read, or the facts of
+// an action's target: a page that flips `type` to text to show it is remembered), whose
+// autocomplete, name, id, label or placeholder names a password, PIN or one-time code
+// (evidence that stays when a page flips the type before any read), or that holds a value a
+// password field held (a page that copies the value into another field, or swaps the field
+// for a text twin); and, for the guard to compare with its registered secrets (which never
+// enter the page), each text field's value. The values stay in this world: they are never
+// returned. Boxes are viewport CSS pixels, read with the reader's own primitives; fields in
+// open shadow roots and same-origin frames are included (a frame's boxes offset by the
+// frame's box).
 const everPassword = new W.WeakSet();
+const passwordValues = new Set_();
+const PASSWORD_WORDS = /pass(?:word|wd|code|phrase)|pwd|passwort|mot.de.passe|contrase|(?:^|[^a-z])(?:pin|otp|totp|2fa|mfa)(?:[^a-z]|$)|one.?time.?(?:code|pass)/i;
+function notePassword(el, value) {
+  everPassword.add(el);
+  if (value && passwordValues.size < 256) passwordValues.add(value);
+}
+function namedPassword(el) {
+  // its own attributes and its first <label> (cheap: read for every filled field of every frame)
+  for (const attr of ["name", "id", "aria-label", "placeholder", "title"]) {
+    const text = getAttr(el, attr);
+    if (text && testRe(PASSWORD_WORDS, sliceText(text, 0, 200))) return true;
+  }
+  const labels = instanceGet(labelsGetters, el, null);
+  const first = labels && listLength(labels) ? listItem(labels, 0) : null;
+  const text = first ? textContentOf(first) : "";
+  return !!text && testRe(PASSWORD_WORDS, sliceText(text, 0, 200));
+}
 const CREDENTIAL_AUTOCOMPLETE = /(?:^|\s)(?:current-password|new-password|one-time-code|cc-csc)(?:\s|$)/i;
 function maskFields(opts) {
   const out = [];
@@ -30,10 +52,15 @@ function maskFields(opts) {
         const field = t === "input" || t === "textarea";
         if (!field && !contentEditableOf(el)) continue;
         const type = t === "input" ? toLower(getAttr(el, "type") || "text") : t;
-        if (t === "input" && ["hidden", "checkbox", "radio", "submit", "button", "reset", "image", "file", "range", "color"].includes(type)) continue;
-        if (type === "password") everPassword.add(el);
-        const password = everPassword.has(el) || testRe(CREDENTIAL_AUTOCOMPLETE, getAttr(el, "autocomplete") || "");
         const value = field ? String(instanceGet(valueGetters, el, "") || "") : (textContentOf(el) || "");
+        if (t === "input" && ["hidden", "checkbox", "radio", "submit", "button", "reset", "image", "file", "range", "color"].includes(type)) {
+          // not a text field, unless it shows what a password field held (a button's label is its value)
+          if (!(["submit", "button", "reset"].includes(type) && (everPassword.has(el) || passwordValues.has(value)))) continue;
+        }
+        if (type === "password") notePassword(el, value);
+        else if (value && everPassword.has(el) && passwordValues.size < 256) passwordValues.add(value);
+        const password = everPassword.has(el) || testRe(CREDENTIAL_AUTOCOMPLETE, getAttr(el, "autocomplete") || "") ||
+          (!!value && (passwordValues.has(value) || namedPassword(el)));
         if (!password && !value) continue;
         const r = rectOf(el);
         if (r.width <= 0 || r.height <= 0) continue;
