@@ -27,10 +27,11 @@ from collections import deque
 from collections.abc import Awaitable, Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pagewarden._calls import Call
 from pagewarden._serde import to_data
 from pagewarden._version import __version__
 from pagewarden.guard import GuardError, SessionStopped
-from pagewarden.observe import Call, MaskBoxes, MaskUnavailable, mask_boxes, paint_masks
+from pagewarden.observe import MaskBoxes, MaskUnavailable, mask_boxes, paint_masks
 from pagewarden.steps import Decision, Finding, GuardEvent, Step, Verdict
 from pagewarden.trace import redact_step_data
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
+from pagewarden._calls import drive_async
 from pagewarden.guard import GuardError
-from pagewarden.interceptors import drive_async
 from pagewarden.observe import MaskUnavailable, mask_boxes, paint_masks
 
 __all__ = ["Agent", "AgentStopped", "StepRecord", "VerdictSource"]

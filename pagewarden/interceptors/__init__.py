@@ -7,7 +7,7 @@ from typing import Any
 from pagewarden.interceptors._frames import FRAME_OWN, MONITORED, FrameActions, RefusalSignal, record_unraised
 from pagewarden.interceptors._gate import gate_needed
 from pagewarden.interceptors._methods import ACTIONS, READ_ONLY, ActionSpec, spec_for
-from pagewarden.interceptors._pipeline import drive_async, drive_sync, guarded_action
+from pagewarden.interceptors._pipeline import guarded_action
 from pagewarden.interceptors._wrappers import Guarded, GuardedPage, SharedState
 
 __all__ = [
@@ -21,8 +21,6 @@ __all__ = [
     "GuardedPage",
     "RefusalSignal",
     "SharedState",
-    "drive_async",
-    "drive_sync",
     "gate_needed",
     "guarded_action",
     "record_unraised",

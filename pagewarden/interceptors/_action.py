@@ -8,11 +8,9 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pagewarden._calls import Call
 from pagewarden.guard import ActionBlocked, ApprovalRequired, GuardError, RevisionRequired
 from pagewarden.interceptors._methods import ActionSpec
-from pagewarden.observe import (
-    Call,
-)
 from pagewarden.steps import Action, Decision, Verdict
 
 if TYPE_CHECKING:

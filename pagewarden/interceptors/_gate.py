@@ -68,6 +68,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from pagewarden._calls import Call
 from pagewarden._regex import trie_pattern
 from pagewarden._url import host_of_pattern as _host_of_pattern
 from pagewarden._url import parse_url, registrable_domain
@@ -80,7 +81,6 @@ from pagewarden.interceptors._csp import (
 )
 from pagewarden.interceptors._frames import FRAME_OWN, MONITORED, FrameActions, RefusalSignal, record_unraised
 from pagewarden.interceptors._hops import HopGate, Steps, drive_hops_async, drive_hops_sync
-from pagewarden.observe import Call
 from pagewarden.rules import (
     AGENT_ACTIONS,
     NETWORK_POLICY,

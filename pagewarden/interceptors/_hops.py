@@ -42,10 +42,9 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from pagewarden._calls import Call, drive_async, drive_sync
 from pagewarden._url import parse_url
 from pagewarden.interceptors._csp import REPORT_HOST, deny_url_patterns
-from pagewarden.interceptors._pipeline import drive_async, drive_sync
-from pagewarden.observe import Call
 from pagewarden.rules import NETWORK_POLICY, Refusal, download_refusal, saved_file
 
 if TYPE_CHECKING:

@@ -7,10 +7,10 @@ import contextlib
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from pagewarden._calls import Call
 from pagewarden._url import parse_url
 from pagewarden.interceptors._methods import ActionSpec
 from pagewarden.observe import (
-    Call,
     ElementFacts,
     EngineMissing,
     FactsUnavailable,

@@ -12,17 +12,13 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from pagewarden._calls import drive_async, drive_sync
+from pagewarden._calls import Begin, Call, Finish
 from pagewarden.interceptors._frames import RefusedMeanwhile, raced, subframe_urls
 from pagewarden.interceptors._methods import ActionSpec
 from pagewarden.interceptors._request import follow_redirects
 from pagewarden.observe import (
-    Begin,
-    Call,
     FactsUnavailable,
-    Finish,
     Observation,
-    Running,
     mask_boxes,
     paint_masks,
     stopped_navigations,
@@ -53,7 +49,7 @@ from pagewarden.interceptors._watch import (
     DocumentWatch,
 )
 
-__all__ = ["Begin", "Finish", "Running", "drive_async", "drive_sync", "exception_for", "guarded_action"]
+__all__ = ["exception_for", "guarded_action"]
 
 
 def _tag_tab(network: Any, page: Any, tab: str | None) -> Pipeline:

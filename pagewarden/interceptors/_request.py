@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
-from pagewarden.observe import Call
+from pagewarden._calls import Call
 from pagewarden.steps import Decision, Step
 
 if TYPE_CHECKING:

@@ -18,10 +18,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from pagewarden._calls import drive_async, drive_sync
 from pagewarden.guard import Guard
 from pagewarden.interceptors._gate import NavigationGate, page_site, pin_hosts
 from pagewarden.interceptors._methods import READ_ONLY, ActionSpec, spec_for
-from pagewarden.interceptors._pipeline import drive_async, drive_sync, guarded_action
+from pagewarden.interceptors._pipeline import guarded_action
 from pagewarden.rules import EgressRules
 from pagewarden.rules.provenance import InstructionProvenance
 from pagewarden.steps import Verdict

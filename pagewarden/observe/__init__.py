@@ -2,12 +2,8 @@
 
 from pagewarden.observe._direct import direct_reader
 from pagewarden.observe._gather import (
-    Begin,
-    Call,
     EngineMissing,
     FactsUnavailable,
-    Finish,
-    Running,
     facts_at_point,
     facts_of_focused,
     facts_of_handle,
@@ -32,20 +28,16 @@ from pagewarden.steps import (
 )
 
 __all__ = [
-    "Begin",
-    "Call",
     "ElementFacts",
     "EngineMissing",
     "FactsUnavailable",
     "FieldFacts",
-    "Finish",
     "FormFacts",
     "FormField",
     "MaskBoxes",
     "MaskUnavailable",
     "Observation",
     "OverlayFacts",
-    "Running",
     "TextSource",
     "closed_shadow_facts",
     "direct_reader",

@@ -29,7 +29,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from pagewarden.observe._gather import Begin, Call, Finish, Gather, _is_timeout, _world_reader
+from pagewarden._calls import Begin, Call, Finish
+from pagewarden.observe._gather import Gather, _is_timeout, _world_reader
 
 __all__ = ["DirectReader", "direct_reader"]
 

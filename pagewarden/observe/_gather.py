@@ -19,20 +19,17 @@ from collections.abc import Callable, Generator, Sequence
 from functools import cache
 from typing import Any
 
-from pagewarden._calls import Begin, Call, Finish, Running
+from pagewarden._calls import Call
 from pagewarden._serde import DataFormatError, from_data
 from pagewarden._url import parse_url
 from pagewarden.observe._library import library
 from pagewarden.steps import ElementFacts, TextSource
 
 __all__ = [
-    "Begin",
     "Call",
     "EngineMissing",
     "FactsUnavailable",
-    "Finish",
     "Gather",
-    "Running",
     "facts_at_point",
     "facts_of_focused",
     "facts_of_handle",

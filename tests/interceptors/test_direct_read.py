@@ -16,8 +16,8 @@ import pytest
 from playwright.async_api import Page
 
 from pagewarden import Guard
+from pagewarden._calls import drive_async
 from pagewarden.guard._exceptions import GuardError
-from pagewarden.interceptors._pipeline import drive_async
 from pagewarden.observe._gather import facts_of_locator
 from pagewarden.testing import LocalSite, Response
 

@@ -16,7 +16,7 @@ import pytest
 from playwright.async_api import Page
 
 from pagewarden import Guard
-from pagewarden.interceptors._pipeline import Begin, Finish, drive_async, drive_sync
+from pagewarden._calls import Begin, Finish, drive_async, drive_sync
 from pagewarden.observe._gather import Call
 from pagewarden.testing import LocalSite, Response
 

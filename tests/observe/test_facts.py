@@ -10,7 +10,7 @@ import pytest
 from playwright.async_api import Page
 
 from pagewarden import Guard
-from pagewarden.interceptors._pipeline import drive_async
+from pagewarden._calls import drive_async
 from pagewarden.observe import ElementFacts
 from pagewarden.observe._gather import facts_at_point, facts_of_focused, facts_of_locator, value_sources
 from pagewarden.observe._prune import prune_snapshot

@@ -9,7 +9,7 @@ import pytest
 from playwright.async_api import Page
 
 from pagewarden import Guard
-from pagewarden.interceptors._pipeline import drive_async
+from pagewarden._calls import drive_async
 from pagewarden.observe import ElementFacts
 from pagewarden.observe._gather import facts_of_locator
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Page
 
-from pagewarden.interceptors._pipeline import drive_async
+from pagewarden._calls import drive_async
 from pagewarden.observe._gather import facts_of_locator
 
 CLICK = {"force": False, "position": None}

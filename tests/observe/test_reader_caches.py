@@ -16,7 +16,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from pagewarden import Guard
-from pagewarden.interceptors._pipeline import drive_async
+from pagewarden._calls import drive_async
 from pagewarden.observe import ElementFacts, TextSource
 from pagewarden.observe._gather import facts_of_locator, plain_css
 

@@ -86,8 +86,8 @@ async def test_goal_named_off_site_link_is_allowed(page: Page) -> None:
 
 
 async def _click_step(guarded: Any, selector: str) -> tuple[Any, Any]:
+    from pagewarden._calls import drive_async
     from pagewarden.guard import Action
-    from pagewarden.interceptors._pipeline import drive_async
     from pagewarden.observe import Observation
     from pagewarden.observe._gather import facts_of_locator
 
