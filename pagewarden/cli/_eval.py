@@ -1,4 +1,4 @@
-"""`pagewarden eval …`: conformance evaluations on public benchmarks."""
+"""`pagewarden eval …`: conformance evaluations on public benchmarks, and the judge evaluation."""
 
 from __future__ import annotations
 
@@ -9,8 +9,12 @@ import click
 from rich.markup import escape
 
 from pagewarden.cli._base import (
+    _bad_input,
     _error,
+    _llm_config,
+    _llm_options,
     console,
+    err_console,
     main,
 )
 
@@ -65,3 +69,131 @@ def eval_stwebagentbench(paths: tuple[Path, ...], json_out: Path | None) -> None
         console.print(f"[green]wrote[/green] {escape(str(json_out))}", highlight=False)
     if any(report.unexplained for report in reports):
         sys.exit(1)
+
+
+@eval_group.command("judge")
+@click.argument("dataset", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(["jsonl", "mind2web-sc", "stwebagentbench"]), default="jsonl",
+    show_default=True,
+    help="DATASET's format: labelled items (JSONL), Mind2Web-SC's sample_labeled_all.json, or an "
+    "ST-WebAgentBench task file (converted to labelled items).",
+)  # fmt: skip
+@_llm_options
+@click.option(
+    "--tiers", type=click.Choice(["semantic", "all"]), default="semantic", show_default=True,
+    help="semantic: the model alone, consulted on every item (the policies' rules left out); "
+    "all: the guard as deployed (rules, static world model, the model where the cascade consults it).",
+)  # fmt: skip
+@click.option(
+    "-p", "--policies", "policy_files", multiple=True, type=click.Path(path_type=Path),
+    help="A policy file whose policies are added to every item's own; repeat for several.",
+)  # fmt: skip
+@click.option("--deadline", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds one item's consultation may take, retries included.")  # fmt: skip
+@click.option("--split", is_flag=True, help="World model and utility agent as two calls instead of one.")
+@click.option("--limit", type=click.IntRange(min=1), help="Judge only the first N items.")
+@click.option(
+    "--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report, with every item's result, as JSON.",
+)  # fmt: skip
+@click.option(
+    "--convert", "convert_out", type=click.Path(dir_okay=False, path_type=Path),
+    help="Write DATASET's items as labelled JSONL to this file and stop (no model needed).",
+)  # fmt: skip
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def eval_judge(
+    dataset: Path | None,
+    fmt: str,
+    llm_base_url: str | None,
+    llm_model: str | None,
+    llm_config: Path | None,
+    tiers: str,
+    policy_files: tuple[Path, ...],
+    deadline: float,
+    split: bool,
+    limit: int | None,
+    json_out: Path | None,
+    convert_out: Path | None,
+    quiet: bool,
+) -> None:
+    """Score a model as the guard's judge on labelled actions.
+
+    Every item of DATASET (default: the sample set shipped with pagewarden) is judged through
+    the semantic tier — world model and utility agent, as the guard consults them — against the
+    model given with --llm-base-url/--llm-model/--llm-config or PAGEWARDEN_LLM_*. Prints
+    precision and recall per label (allow, ask, block), missed violations, false blocks,
+    latency p50/p95, tokens and model calls per item. A model that fails or hangs leaves an
+    item with the guard's safe decision (block), counted as a failure. The labelled-items
+    format is in docs/reference/formats.md. Exit 0 after a run, 2 on bad input.
+    """
+    import asyncio
+
+    from pagewarden.eval.judge import (
+        ItemFormatError,
+        JudgeOptions,
+        read_dataset,
+        render,
+        run_items,
+        sample_path,
+        summarise,
+        write_items,
+        write_json,
+    )
+    from pagewarden.policies import PolicySet
+
+    source = dataset or sample_path()
+    try:
+        items = read_dataset(source, fmt if dataset is not None else "jsonl")
+        extra = tuple(PolicySet.combine(policy_files)) if policy_files else ()
+    except (ItemFormatError, ValueError, OSError) as exc:
+        _bad_input(source, exc)
+    if limit is not None:
+        items = items[:limit]
+    if convert_out is not None:
+        try:
+            count = write_items(items, convert_out)
+        except OSError as exc:
+            _error(f"cannot write {convert_out}: {exc}")
+            sys.exit(2)
+        console.print(
+            f"[green]wrote[/green] {count} labelled item(s) to {escape(str(convert_out))}", highlight=False
+        )
+        return
+    config = _llm_config(llm_base_url, llm_model, llm_config)
+    if config is None:
+        _error(
+            "a model is needed: --llm-base-url and --llm-model, --llm-config, "
+            "or PAGEWARDEN_LLM_* in the environment"
+        )
+        sys.exit(2)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from pagewarden.llm import LLMClient
+
+    options = JudgeOptions(tiers=tiers, deadline=deadline, split=split, policies=extra)  # type: ignore[arg-type]
+    client = LLMClient(config)
+    show = not quiet and err_console.is_terminal
+    try:
+        with Progress(
+            TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TextColumn("{task.description}"), console=err_console, disable=not show, transient=True,
+        ) as bar:  # fmt: skip
+            task = bar.add_task("", total=len(items))
+
+            def progress(done: int, total: int, result) -> None:
+                mark = "ok" if result.correct else f"{result.label}→{result.decision}"
+                bar.update(task, completed=done, description=f"{result.id[:40]} {mark}")
+
+            results = asyncio.run(run_items(items, client, options, progress=progress))
+    finally:
+        client.close()
+    report = summarise(results, dataset=str(source), model=config.model, tiers=tiers)
+    render(report, console)
+    if json_out is not None:
+        try:
+            write_json(report, json_out)
+        except OSError as exc:
+            _error(f"cannot write {json_out}: {exc}")
+            sys.exit(2)
+        console.print(f"[green]wrote[/green] {escape(str(json_out))}", highlight=False)

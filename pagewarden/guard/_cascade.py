@@ -491,9 +491,12 @@ class SemanticTier:
 
 
 def semantic_stage(
-    guard: Guard, step: Step, verdict: Verdict, page: Any = None
+    guard: Guard, step: Step, verdict: Verdict, page: Any = None, *, page_text: str | None = None
 ) -> Generator[Call, Any, Verdict]:
-    """The model's part of judging `step` (a pipeline of calls; returns the final verdict)."""
+    """The model's part of judging `step` (a pipeline of calls; returns the final verdict).
+
+    `page_text`: the page's rendered text when the caller has it already (a recorded or
+    labelled step judged without a browser); the page is then not read."""
     tier = guard.semantic
     if tier is None:
         return verdict
@@ -502,9 +505,10 @@ def semantic_stage(
         return verdict
     started = time.perf_counter()
     snapshot = step.observation.aria_snapshot
-    page_text: str | None = None
+    if page_text is not None:
+        page_text = page_text[:PAGE_TEXT_CHARS]
     snapshot_ms = 0.0
-    if snapshot is None and page is not None:
+    if snapshot is None and page_text is None and page is not None:
         try:
             if tier.options.observation == "page":
                 snapshot = yield Call(page.aria_snapshot, (), {"mode": "ai"})

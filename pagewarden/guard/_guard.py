@@ -399,31 +399,35 @@ class Guard:
         )
         return verdict
 
-    def judge(self, step: Step, page: Any = None) -> Generator[Any, Any, Verdict]:
+    def judge(
+        self, step: Step, page: Any = None, *, page_text: str | None = None
+    ) -> Generator[Any, Any, Verdict]:
         """All tiers on `step` as a pipeline of calls (see `interceptors._pipeline`): the
         deterministic verdict, then the model where the cascade consults it. Without a model
-        it yields nothing."""
+        it yields nothing. `page_text`: the page's rendered text, for a step judged without
+        a page (the model's targeted observation searches it for evidence)."""
         verdict = self.evaluate(step)
         if self.semantic is None:
             return verdict
         try:
-            return (yield from semantic_stage(self, step, verdict, page))
+            return (yield from semantic_stage(self, step, verdict, page, page_text=page_text))
         except Exception as exc:  # noqa: BLE001 - never crash the agent: fail closed
             return self._tier_failed(step, verdict, f"semantic tier error: {type(exc).__name__}: {exc}")
 
-    def assess(self, step: Step) -> Verdict:
+    def assess(self, step: Step, *, page_text: str | None = None) -> Verdict:
         """All tiers on `step` (the model too, where consulted), without changing the session.
+        `page_text`: the page's rendered text, if the caller has it (see `judge`).
 
         Sync: a model call runs on the background loop thread (safe in any thread)."""
         from pagewarden._calls import drive_sync
 
-        return drive_sync(self.judge(step))
+        return drive_sync(self.judge(step, page_text=page_text))
 
-    async def aassess(self, step: Step) -> Verdict:
+    async def aassess(self, step: Step, *, page_text: str | None = None) -> Verdict:
         """`assess` for async callers."""
         from pagewarden._calls import drive_async
 
-        return await drive_async(self.judge(step))
+        return await drive_async(self.judge(step, page_text=page_text))
 
     def _prepared(self, step: Step) -> Step:
         step = classified(step)

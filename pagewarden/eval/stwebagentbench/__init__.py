@@ -13,9 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pagewarden.eval.stwebagentbench._explain import CODES
+from pagewarden.eval.stwebagentbench._generate import scenarios_for_task, violated
 from pagewarden.eval.stwebagentbench._metrics import CategoryMetrics, Miss, Report, summarise
 from pagewarden.eval.stwebagentbench._report import render, reports_to_json, write_json
 from pagewarden.eval.stwebagentbench._run import RunResult, Sample, run_dataset
+from pagewarden.eval.stwebagentbench._scenarios import Scenario, SimStep, to_action, to_observation
 
 __all__ = [
     "CODES",
@@ -24,10 +26,16 @@ __all__ = [
     "Report",
     "RunResult",
     "Sample",
+    "Scenario",
+    "SimStep",
     "evaluate_file",
     "render",
     "reports_to_json",
     "run_dataset",
+    "scenarios_for_task",
+    "to_action",
+    "to_observation",
+    "violated",
     "write_json",
 ]
 
