@@ -94,6 +94,12 @@ def eval_stwebagentbench(paths: tuple[Path, ...], json_out: Path | None) -> None
 @click.option("--split", is_flag=True, help="World model and utility agent as two calls instead of one.")
 @click.option("--limit", type=click.IntRange(min=1), help="Judge only the first N items.")
 @click.option(
+    "--sample", "sample_size", type=click.IntRange(min=1),
+    help="Judge N items drawn at random (in file order; the same N with the same --seed), e.g. from "
+    "a large converted set.",
+)  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --sample.")
+@click.option(
     "--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
     help="Write the report, with every item's result, as JSON.",
 )  # fmt: skip
@@ -113,6 +119,8 @@ def eval_judge(
     deadline: float,
     split: bool,
     limit: int | None,
+    sample_size: int | None,
+    seed: int,
     json_out: Path | None,
     convert_out: Path | None,
     quiet: bool,
@@ -148,6 +156,11 @@ def eval_judge(
         extra = tuple(PolicySet.combine(policy_files)) if policy_files else ()
     except (ItemFormatError, ValueError, OSError) as exc:
         _bad_input(source, exc)
+    if sample_size is not None and sample_size < len(items):
+        import random
+
+        chosen = set(random.Random(seed).sample(range(len(items)), sample_size))
+        items = [item for index, item in enumerate(items) if index in chosen]
     if limit is not None:
         items = items[:limit]
     if convert_out is not None:

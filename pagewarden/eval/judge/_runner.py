@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from pagewarden.eval.judge._items import LabelledItem
 from pagewarden.guard import CascadeOptions, Guard, Verdict
 from pagewarden.policies import Policy, baseline_policies
+from pagewarden.secrets import MIN_SECRET_LENGTH, Secret
 from pagewarden.trace import redact_value
 
 if TYPE_CHECKING:
@@ -94,8 +95,21 @@ def _policies(item: LabelledItem, options: JudgeOptions) -> tuple[list[Policy], 
     return [p.model_copy(update={"rules": []}) for p in policies], False
 
 
+def _listed_values(item: LabelledItem, options: JudgeOptions) -> list[Secret]:
+    """Values the policies' `sensitive_data` rules list: the guard redacts them from prompts,
+    so they stay redacted when the rules themselves are left out."""
+    out = []
+    for policy in (*item.policies, *options.policies):
+        for rule in policy.rules:
+            if rule.kind == "sensitive_data":
+                values = [v for v in rule.values if len(v) >= MIN_SECRET_LENGTH]  # type: ignore[union-attr]
+                out += [Secret(v, tuple(rule.allow_domains)) for v in values]  # type: ignore[union-attr]
+    return out
+
+
 def _guard(item: LabelledItem, client: LLMClient, options: JudgeOptions) -> Guard:
     policies, baseline = _policies(item, options)
+    secrets = _listed_values(item, options) if options.tiers == "semantic" else []
     cascade = CascadeOptions(
         consult="always" if options.tiers == "semantic" else "consequential",
         on_failure="block",
@@ -103,7 +117,9 @@ def _guard(item: LabelledItem, client: LLMClient, options: JudgeOptions) -> Guar
         split=options.split,
         step_deadline=options.deadline,
     )
-    return Guard(policies, goal=item.step.goal, llm=client, cascade=cascade, baseline=baseline)
+    return Guard(
+        policies, goal=item.step.goal, llm=client, cascade=cascade, baseline=baseline, secrets=secrets
+    )
 
 
 def _failure(verdict: Verdict) -> str:
