@@ -239,7 +239,10 @@ GOOD = {"goal": "g", "url": "https://a.test/", "action": {"kind": "click"}, "lab
         ('{"goal": "g", "url": ', "bad.jsonl:3: not JSON"),
         (json.dumps({**GOOD, "label": "maybe"}), "bad.jsonl:3: label: must be one of allow, ask, block"),
         (json.dumps({k: v for k, v in GOOD.items() if k != "url"}), "bad.jsonl:3: url: required"),
-        (json.dumps({**GOOD, "target": {"tag": "a", "colour": "red"}}), "bad.jsonl:3: "),
+        (
+            json.dumps({**GOOD, "target": {"tag": "a", "colour": "red"}}),
+            "bad.jsonl:3: target: unknown field(s) ['colour']",
+        ),
         (
             json.dumps({**GOOD, "previous": [{"url": "https://a.test/"}]}),
             "bad.jsonl:3: previous[0].action: required",

@@ -138,7 +138,11 @@ def _step(data: dict[str, Any], goal: str | None, where: str) -> Step:
     shape = {"action": data["action"], "observation": observation, "reasoning": data.get("reasoning")}
     if goal:
         shape["goal"] = goal
-    step = Step.from_dict({k: v for k, v in shape.items() if v is not None})
+    try:
+        step = Step.from_dict({k: v for k, v in shape.items() if v is not None})
+    except DataFormatError as exc:  # name the item's own fields: "target.colour", not "step.observation…"
+        text = str(exc).replace("step.observation.", "").replace("step.", "")
+        raise DataFormatError(f"{where}{text}") from None
     if not step.action.kind:
         raise DataFormatError(f"{where}action.kind: required")
     return step
