@@ -5,11 +5,18 @@ it registers the session, posts events in batches, puts the newest frame, and lo
 for commands, on two daemon threads of its own, so a sink call never blocks the agent.
 When the console cannot be reached, pending approvals are denied at once (fail closed) and
 the channel keeps retrying; events wait in a bounded queue (the oldest are dropped first).
+
+A console on another machine is reached over HTTPS only (the token would cross the network
+in clear otherwise); ``PAGEWARDEN_CONSOLE_CA`` names a CA bundle for a certificate the
+system does not trust (a self-signed one).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import os
+import ssl
 import threading
 import time
 import urllib.error
@@ -72,15 +79,42 @@ class LocalChannel:
         self._controller = None
 
 
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
 def split_console_url(url: str) -> tuple[str, str]:
-    """``(base, token)`` of a console URL such as ``http://127.0.0.1:8765/?token=…``."""
+    """``(base, token)`` of a console URL such as ``http://127.0.0.1:8765/?token=…``; plain
+    HTTP only to this machine."""
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.scheme not in ("http", "https") or not parts.netloc or not parts.hostname:
         raise ValueError("a console URL looks like http://127.0.0.1:PORT/?token=TOKEN")
     token = (parse_qs(parts.query).get("token") or [""])[0]
     if not token:
         raise ValueError("the console URL has no token (copy the full URL `pagewarden console` printed)")
+    if parts.scheme == "http" and not _loopback(parts.hostname):
+        raise ValueError(
+            f"a console on another machine ({parts.hostname}) is reached over https:// only: "
+            "its token would cross the network in clear (serve it with --tls-cert/--tls-key, "
+            "or behind a TLS reverse proxy)"
+        )
     return f"{parts.scheme}://{parts.netloc}", token
+
+
+def _tls_context(base: str) -> ssl.SSLContext | None:
+    """The client TLS context for `base`: the system's CAs, or ``PAGEWARDEN_CONSOLE_CA``'s."""
+    if not base.startswith("https://"):
+        return None
+    cafile = os.environ.get("PAGEWARDEN_CONSOLE_CA") or None
+    try:
+        return ssl.create_default_context(cafile=cafile)
+    except (OSError, ssl.SSLError) as exc:
+        raise ValueError(
+            f"cannot read the console's CA bundle PAGEWARDEN_CONSOLE_CA={cafile}: {exc}"
+        ) from None
 
 
 class HttpChannel:
@@ -88,6 +122,7 @@ class HttpChannel:
 
     def __init__(self, url: str, *, timeout: float = 10.0) -> None:
         self.base, self._token = split_console_url(url)
+        self._tls = _tls_context(self.base)
         self.timeout = timeout
         self._cond = threading.Condition()
         self._events: deque[dict[str, Any]] = deque(maxlen=_QUEUE)
@@ -126,7 +161,9 @@ class HttpChannel:
         for key, value in (headers or {}).items():
             request.add_header(key, value)
         try:
-            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
+            with urllib.request.urlopen(
+                request, timeout=timeout or self.timeout, context=self._tls
+            ) as response:
                 payload = response.read()
         except urllib.error.HTTPError as exc:
             detail = exc.read()[:300].decode("utf-8", "replace")

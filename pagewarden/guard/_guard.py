@@ -134,6 +134,17 @@ def _as_policy_set(policies: PoliciesArg | Iterable[PoliciesArg] | None) -> Poli
     return PolicySet.combine(p.policies() if isinstance(p, PolicyStore) else p for p in policies)
 
 
+def _label(value: str | None, name: str) -> str | None:
+    """An agent's name or host as given, checked (a string of at most 120 characters)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, not {type(value).__name__}")
+    if not value.strip() or len(value) > 120:
+        raise ValueError(f"{name} must be 1 to 120 characters")
+    return value
+
+
 class Guard:
     """Checks each action of a browser agent before it runs.
 
@@ -175,6 +186,10 @@ class Guard:
             ``domain_allow`` rule of `policies`: pages may load scripts, images, styles, fonts,
             media, fetches and embedded frames from them, no tab may go there (for this
             guard only; a policy file says it per rule).
+        agent_name: the name of the agent this guard watches (shown and filtered on by a
+            fleet console; up to 120 characters). None: unnamed.
+        agent_host: the machine the agent runs on, as the console shows it; None: this
+            machine's host name.
     """
 
     def __init__(
@@ -198,6 +213,8 @@ class Guard:
         record: str | Path | None = None,
         references: Any = None,
         subresource_hosts: Iterable[str] = (),
+        agent_name: str | None = None,
+        agent_host: str | None = None,
     ) -> None:
         if record is not None and trace is not None:
             raise ValueError("pass either trace= or record= (a recorded session writes its own trace)")
@@ -226,6 +243,9 @@ class Guard:
         self._goals_seen: set[str] = set()
         self.goal = goal
         self.session_id = session_id or uuid.uuid4().hex[:12]
+        #: who and where this agent is, for a console supervising many (`agent_name=`, `agent_host=`)
+        self.agent_name = _label(agent_name, "agent_name")
+        self.agent_host = _label(agent_host, "agent_host")
         self.session = SessionState()
         if isinstance(trace, TraceWriter):
             self.trace: TraceWriter | None = trace

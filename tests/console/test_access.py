@@ -21,6 +21,7 @@ class Client:
         self.port = console.port
         self.full = console.url.split("token=")[1]
         self.view = console.read_only_url.split("token=")[1]
+        self.guard = console.guard_url.split("token=")[1]
 
     def _do(
         self, method: str, path: str, body: bytes | None, headers: dict[str, str]
@@ -45,7 +46,7 @@ class Client:
     ) -> tuple[int, dict, bytes]:
         sent = dict(headers or {})
         if token is not None:
-            sent.setdefault("Authorization", f"Bearer {self.full if token == 'full' else self.view}")
+            sent.setdefault("Authorization", f"Bearer {getattr(self, token)}")
         body = raw
         if data is not None:
             body = json.dumps(data).encode()
@@ -174,6 +175,32 @@ async def test_events_and_frames_from_another_process(client: Client) -> None:
     assert status == 200 and body == JPEG and headers["content-type"] == "image/jpeg"
 
 
+async def test_the_guard_token_attaches_guards_and_does_nothing_else(client: Client) -> None:
+    status, _, _ = await client.call("POST", "/api/v1/sessions", {"session": "g1"}, token="guard")
+    assert status == 201
+    event = {"kind": "session", "session": "g1", "ts": 1.0, "data": {"status": "running", "agent": "a1"}}
+    assert (await client.call("POST", "/api/v1/events", {"events": [event]}, token="guard"))[0] == 200
+    frame = {"Content-Type": "image/jpeg"}
+    assert (await client.call("PUT", "/api/v1/sessions/g1/frame", raw=JPEG, headers=frame, token="guard"))[
+        0
+    ] == 204
+    assert (await client.call("GET", "/api/v1/sessions/g1/commands?wait=0", token="guard"))[0] == 200
+    # … and nothing else: no reading, no approving, no control
+    for path in ("/api/sessions", "/api/sessions/g1", "/api/approvals", "/api/stream", "/sessions/g1/report"):
+        status, _, body = await client.call("GET", path, token="guard")
+        assert status == 403 and b"Guard token" in body, path
+    assert (await client.call("GET", f"/?token={client.guard}", token=None))[0] == 403
+    for path, body in (
+        ("/api/sessions/g1/control", {"action": "stop"}),
+        ("/api/sessions/g1/goal", {"goal": "x"}),
+    ):
+        assert (await client.call("POST", path, body, token="guard"))[0] == 403, path
+    # the read-only token cannot pose as a guard
+    assert (await client.call("POST", "/api/v1/sessions", {"session": "g2"}, token="view"))[0] == 403
+    status, _, body = await client.call("GET", "/api/sessions?agent=a1", token="view")
+    assert [s["id"] for s in json.loads(body)["sessions"]] == ["g1"]
+
+
 async def test_long_poll_wakes_on_a_command(client: Client) -> None:
     await _remote_session(client)
     poll = asyncio.create_task(client.call("GET", "/api/v1/sessions/s1/commands?after=0&wait=30"))
@@ -189,7 +216,9 @@ async def test_the_token_never_reaches_the_log(client: Client, caplog: pytest.Lo
     await client.call("GET", f"/api/sessions?token={client.view}", token=None)
     await client.call("GET", "/?token=" + client.full, token=None, headers={"Host": "evil.test"})
     assert caplog.records  # the requests were logged …
+    await client.call("GET", f"/api/sessions?token={client.guard}", token=None)
     assert client.full not in caplog.text and client.view not in caplog.text  # … without the tokens
+    assert client.guard not in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -208,3 +237,5 @@ def test_console_repr_and_errors_hide_the_token() -> None:
     assert "t" * 32 not in repr(console)
     with pytest.raises(ValueError):
         Console(token="same", read_only_token="same")
+    with pytest.raises(ValueError, match="differ"):
+        Console(token="one", read_only_token="two", guard_token="one")
