@@ -175,6 +175,12 @@ class Guard:
             ``domain_allow`` rule of `policies`: pages may load scripts, images, styles, fonts,
             media, fetches and embedded frames from them, no tab may go there (for this
             guard only; a policy file says it per rule).
+        telemetry: export the decisions as OpenTelemetry spans and metrics (the ``otel``
+            extra): None (default) lets the standard ``OTEL_*`` environment decide (off unless
+            it names an OTLP endpoint or exporter), False is off, True is on as the environment
+            configures it, or a ``(tracer_provider, meter_provider)`` pair or a
+            `pagewarden.telemetry.TelemetryConfig` of your own providers. `guard.telemetry` is
+            the exporter (None when off). See docs/guides/telemetry.md.
     """
 
     def __init__(
@@ -198,6 +204,7 @@ class Guard:
         record: str | Path | None = None,
         references: Any = None,
         subresource_hosts: Iterable[str] = (),
+        telemetry: Any = None,
     ) -> None:
         if record is not None and trace is not None:
             raise ValueError("pass either trace= or record= (a recorded session writes its own trace)")
@@ -255,6 +262,16 @@ class Guard:
         self.network: Any = None
         if console is not None:
             ADAPTERS.attacher()(self, console)
+        #: the OpenTelemetry exporter of this guard's decisions (None when off); see
+        #: pagewarden.telemetry
+        self.telemetry: Any = None
+        if telemetry is not False:
+            if ADAPTERS.attach_telemetry is not None:
+                self.telemetry = ADAPTERS.attach_telemetry(self, telemetry)
+            elif telemetry is not None:
+                raise RuntimeError(
+                    "no telemetry adapter is plugged in: import pagewarden (its __init__ does)"
+                )
 
     # -- configuration ------------------------------------------------------------------
     @property
@@ -624,6 +641,8 @@ class Guard:
         console that the session ended)."""
         if self.console is not None:
             self.console.close()
+        if self.telemetry is not None:
+            self.telemetry.close()
         if self.recording is not None:
             self.recording.close()
         if self.trace is not None:
