@@ -50,6 +50,8 @@ class StoreBackend(ABC):
     errors: tuple[type[BaseException], ...] = (sqlite3.DatabaseError,)
     #: the schema's dialect words: ``id`` (an integer key the database assigns), ``bigint``
     types: dict[str, str] = SQLITE_TYPES
+    #: whether `wait_for_change` is told of changes (else it only waits and callers poll)
+    notifies: bool = False
 
     @abstractmethod
     def transaction(self, *, write: bool) -> Any:
@@ -75,10 +77,14 @@ class StoreBackend(ABC):
 
     def wait_for_change(self, timeout: float, stop: threading.Event) -> bool:
         """Wait up to `timeout` seconds for a change another connection committed, or for
-        `stop`. True when told of a change; False when the time ran out (the caller then reads
-        the revision: backends without notifications are polled)."""
+        `stop`. True when told of a change (or when one may have been missed); False when the
+        time ran out (the caller reads the revision either way: backends without notifications
+        are polled)."""
         stop.wait(timeout)
         return False
+
+    def end_wait(self) -> None:  # noqa: B027 - optional: most backends hold nothing
+        """Release what `wait_for_change` holds for the calling thread."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.describe()})"

@@ -118,6 +118,7 @@ class PostgresBackend(StoreBackend):
 
     name = "postgresql"
     types = POSTGRES_TYPES
+    notifies = True
 
     def __init__(
         self, url: str, *, busy_timeout: float = 30.0, pool_size: int = 4, connect_timeout: float = 10.0
@@ -252,8 +253,9 @@ class PostgresBackend(StoreBackend):
 
     # -- notifications ----------------------------------------------------------------------
     def wait_for_change(self, timeout: float, stop: threading.Event) -> bool:
-        """LISTEN on a connection of its own (per thread that calls this); on any trouble with
-        it, wait out `timeout` (the caller polls the revision) and connect again next time."""
+        """LISTEN on a connection of its own (per thread that calls this; True at once when it
+        was just made, as a change may have come before it); on any trouble with it, wait out
+        `timeout` (the caller polls the revision) and connect again next time."""
         psycopg, _ = _driver()
         key = threading.get_ident()
         connection = self._listeners.get(key)
@@ -262,6 +264,7 @@ class PostgresBackend(StoreBackend):
                 connection = psycopg.connect(self._url, **self._connect_kwargs())
                 connection.execute(f"LISTEN {CHANNEL}")
                 self._listeners[key] = connection
+                return True  # a change made before LISTEN was not told: read the revision now
             remaining = timeout
             while remaining > 0 and not stop.is_set():
                 step = min(remaining, 0.5)
@@ -273,6 +276,9 @@ class PostgresBackend(StoreBackend):
             self._drop_listener(key)
             stop.wait(timeout)
             return False
+
+    def end_wait(self) -> None:
+        self._drop_listener(threading.get_ident())
 
     def _drop_listener(self, key: int) -> None:
         connection = self._listeners.pop(key, None)

@@ -76,18 +76,23 @@ def test_a_held_write_lock_times_out_clearly(postgres_url: str) -> None:
 def test_followers_are_notified_of_each_change(postgres_url: str) -> None:
     with PolicyStore(postgres_url) as store, PolicyStore(postgres_url) as writer:
         stop = threading.Event()
+        assert store.backend.wait_for_change(0.3, stop) is True  # just listening: may have missed one
         assert store.backend.wait_for_change(0.3, stop) is False  # nothing happened: timed out
         woke: list[float] = []
+        listening = threading.Event()
 
         def follow() -> None:
+            store.backend.wait_for_change(0.01, stop)  # LISTEN in place
+            listening.set()
             if store.backend.wait_for_change(20, stop):
                 woke.append(time.monotonic())
 
         thread = threading.Thread(target=follow)
         thread.start()
-        time.sleep(0.5)  # LISTEN is in place
+        assert listening.wait(10)
         wrote = time.monotonic()
         writer.put([policy("P1")])
         thread.join(20)
-        assert woke and woke[0] - wrote < 2.0  # told at once, not at the end of the wait
+        assert woke and 0 <= woke[0] - wrote < 2.0  # told at once, not at the end of the wait
+        store.backend.end_wait()
         store.close()
