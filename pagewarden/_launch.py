@@ -15,7 +15,13 @@ from typing import Any
 from pagewarden._browser import chromium_launch_options
 from pagewarden.guard import Guard
 
-__all__ = ["launch", "launch_sync", "per_context_proxy_launch_options", "proxied_context_options"]
+__all__ = [
+    "browser_options",
+    "launch",
+    "launch_sync",
+    "per_context_proxy_launch_options",
+    "proxied_context_options",
+]
 
 #: The browser-wide proxy of a browser whose contexts each have their own proxy (Playwright
 #: needs one at launch for per-context proxies; nothing ever reaches it).
@@ -177,6 +183,23 @@ def proxied_context_options(
     result = _context_options(options, active)
     result["proxy"] = {"server": server.url, "bypass": "<-loopback>"}
     return result
+
+
+def browser_options(
+    active: Guard,
+    *,
+    network: Any = None,
+    headless: bool = True,
+    host_map: dict[str, int] | None = None,
+    browser_args: tuple[str, ...] = (),
+    context_options: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``chromium.launch`` and ``browser.new_context`` keyword arguments `launch` uses for
+    `active` (with `network`, its started session proxy, or None): for a framework that
+    launches the browser itself (`pagewarden.integrations`)."""
+    args = _gate_args(active, network, tuple(browser_args))
+    launch_options = _launch_options(headless, host_map, args, network)
+    return launch_options, _through(network, _context_options(context_options, active))
 
 
 def _network(active: Guard, proxy: Any, host_map: dict[str, int] | None, proxy_options: Any) -> Any:
