@@ -17,6 +17,7 @@ from pagewarden.guard import Guard
 
 __all__ = [
     "browser_context",
+    "browser_options",
     "launch",
     "launch_sync",
     "per_context_proxy_launch_options",
@@ -185,6 +186,23 @@ def proxied_context_options(
     return result
 
 
+def browser_options(
+    active: Guard,
+    *,
+    network: Any = None,
+    headless: bool = True,
+    host_map: dict[str, int] | None = None,
+    browser_args: tuple[str, ...] = (),
+    context_options: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``chromium.launch`` and ``browser.new_context`` keyword arguments `launch` uses for
+    `active` (with `network`, its started session proxy, or None): for a framework that
+    launches the browser itself (`pagewarden.integrations`)."""
+    args = _gate_args(active, network, tuple(browser_args))
+    launch_options = _launch_options(headless, host_map, args, network)
+    return launch_options, _through(network, _context_options(context_options, active))
+
+
 def _network(active: Guard, proxy: Any, host_map: dict[str, int] | None, proxy_options: Any) -> Any:
     """The session's proxy (not started), or None without ``proxy=``."""
     if not proxy:
@@ -233,14 +251,15 @@ async def browser_context(
         async with AsyncExitStack() as stack:
             with _driver_trusts_ca(network):  # the driver's environment is read at its start
                 playwright = await stack.enter_async_context(async_playwright())
-            args = _gate_args(active, network, tuple(browser_args))
-            options = _launch_options(headless, host_map, args, network)
+            options, context_kwargs = browser_options(
+                active, network=network, headless=headless, host_map=host_map,
+                browser_args=browser_args, context_options=context_options,
+            )  # fmt: skip
             if executable_path is not None:
                 options["executable_path"] = str(executable_path)
             if channel is not None:
                 options.pop("executable_path", None)
                 options["channel"] = channel
-            context_kwargs = _through(network, _context_options(context_options, active))
             try:
                 if user_data_dir is not None:
                     context = await playwright.chromium.launch_persistent_context(

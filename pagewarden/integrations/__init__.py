@@ -1,5 +1,5 @@
-"""Integrations with the tools people already run browser agents in: a guarded browser MCP
-server (`pagewarden.integrations.mcp`), BrowserGym, browser-use.
+"""Integrations with the agent frameworks people already run (BrowserGym, browser-use, MCP).
 
-Each is a subpackage with its own optional extra (``pagewarden[mcp]`` …); nothing here
-imports them or their dependencies."""
+Each lives in a subpackage of its own and needs its optional extra
+(``pip install 'pagewarden[browsergym]'`` …); importing this package imports none of them.
+"""
