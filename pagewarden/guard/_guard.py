@@ -191,6 +191,12 @@ class Guard:
         follow: when `policies` includes a `PolicyStore`, pick up each new version of it
             while the guard runs (default True; `guard.follower` is the `StoreFollower`);
             False keeps the version read when the guard was made.
+        telemetry: export the decisions as OpenTelemetry spans and metrics (the ``otel``
+            extra): None (default) lets the standard ``OTEL_*`` environment decide (off unless
+            it names an OTLP endpoint or exporter), False is off, True is on as the environment
+            configures it, or a ``(tracer_provider, meter_provider)`` pair or a
+            `pagewarden.telemetry.TelemetryConfig` of your own providers. `guard.telemetry` is
+            the exporter (None when off). See docs/guides/telemetry.md.
     """
 
     def __init__(
@@ -215,6 +221,7 @@ class Guard:
         references: Any = None,
         subresource_hosts: Iterable[str] = (),
         follow: bool = True,
+        telemetry: Any = None,
     ) -> None:
         if record is not None and trace is not None:
             raise ValueError("pass either trace= or record= (a recorded session writes its own trace)")
@@ -252,6 +259,16 @@ class Guard:
             self.trace = TraceWriter(trace, self.secrets) if trace is not None else None
         self.snapshot = snapshot
         self.events = EventBus(on_error=self._sink_failed)
+        #: the OpenTelemetry exporter of this guard's decisions (None when off); see
+        #: pagewarden.telemetry
+        self.telemetry: Any = None
+        if telemetry is not False:
+            if ADAPTERS.attach_telemetry is not None:
+                self.telemetry = ADAPTERS.attach_telemetry(self, telemetry)
+            elif telemetry is not None:
+                raise RuntimeError(
+                    "no telemetry adapter is plugged in: import pagewarden (its __init__ does)"
+                )
         #: the recorded session directory being written (None unless `record=` was given)
         self.recording: Any = None
         if record is not None:
@@ -672,6 +689,8 @@ class Guard:
         console that the session ended)."""
         if self.console is not None:
             self.console.close()
+        if self.telemetry is not None:
+            self.telemetry.close()
         if self.recording is not None:
             self.recording.close()
         if self.trace is not None:
