@@ -5,6 +5,8 @@ it registers the session, posts events in batches, puts the newest frame, and lo
 for commands, on two daemon threads of its own, so a sink call never blocks the agent.
 When the console cannot be reached, pending approvals are denied at once (fail closed) and
 the channel keeps retrying; events wait in a bounded queue (the oldest are dropped first).
+A console that was restarted (it answers, but no longer knows the session) gets the session
+registered again, and the guard's state announced, without the guard restarting.
 
 A console on another machine is reached over HTTPS only (the token would cross the network
 in clear otherwise); ``PAGEWARDEN_CONSOLE_CA`` names a CA bundle for a certificate the
@@ -41,6 +43,11 @@ _POLL_WAIT = 20.0
 
 class ConsoleUnavailable(RuntimeError):
     """The console could not be reached or refused the session (the message never holds the token)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        #: the HTTP status the console answered with (None when it could not be reached)
+        self.status = status
 
 
 class LocalController:
@@ -133,6 +140,8 @@ class HttpChannel:
         self._link: ConsoleLink | None = None
         self._session = ""
         self._registered: set[str] = set()
+        self._register_lock = threading.Lock()
+        self._generation = 0  # how many times the session was registered again (restarted console)
         self._sender = threading.Thread(target=self._send_loop, name="pagewarden-console-send", daemon=True)
         self._poller = threading.Thread(target=self._poll_loop, name="pagewarden-console-poll", daemon=True)
 
@@ -167,7 +176,9 @@ class HttpChannel:
                 payload = response.read()
         except urllib.error.HTTPError as exc:
             detail = exc.read()[:300].decode("utf-8", "replace")
-            raise ConsoleUnavailable(f"the console at {self.base} answered {exc.code}: {detail}") from None
+            raise ConsoleUnavailable(
+                f"the console at {self.base} answered {exc.code}: {detail}", exc.code
+            ) from None
         except (OSError, ValueError) as exc:
             raise ConsoleUnavailable(f"the console at {self.base} cannot be reached: {exc}") from None
         return json.loads(payload) if payload else None
@@ -220,6 +231,29 @@ class HttpChannel:
             if self._losses == losses_before:
                 self._available = True
 
+    def _register_again(self, generation: int) -> None:
+        """The console answers but has forgotten the session (it was restarted): register it
+        again (once for both threads) and tell the link, which announces where it stands."""
+        with self._register_lock:
+            if self._generation != generation:
+                return  # the other thread did it meanwhile
+            answer = self._post_json(f"/api/v{API_VERSION}/sessions", {"session": self._session})
+            self._registered = {self._session}
+            self._generation += 1
+        link = self._link
+        if link is not None:
+            link.reattached(answer if isinstance(answer, dict) else {})
+
+    def _forgotten(self, exc: ConsoleUnavailable, generation: int) -> bool:
+        """Whether `exc` says the console forgot the session, which is then registered again."""
+        if exc.status not in (404, 409) or self._closing:
+            return False
+        try:
+            self._register_again(generation)
+        except ConsoleUnavailable:
+            return False
+        return True
+
     def _send_loop(self) -> None:
         backoff = 0.5
         while True:
@@ -230,7 +264,7 @@ class HttpChannel:
                     return
                 batch = [self._events.popleft() for _ in range(min(_BATCH, len(self._events)))]
                 frame, self._frame = self._frame, None
-                losses = self._losses
+                losses, generation = self._losses, self._generation
             try:
                 for session in {e["session"] for e in batch} - self._registered:
                     self._post_json(
@@ -251,19 +285,23 @@ class HttpChannel:
                     )
                 self._reached(losses)
                 backoff = 0.5
-            except ConsoleUnavailable:
+            except ConsoleUnavailable as exc:
                 self._lost()
                 if self._closing:
                     return
+                again = self._forgotten(exc, generation)
                 with self._cond:
                     self._events.extendleft(reversed(batch))
-                    self._cond.wait(backoff)  # waiting to retry, not to synchronise
-                backoff = min(backoff * 2, 5.0)
+                    if not again:
+                        self._cond.wait(backoff)  # waiting to retry, not to synchronise
+                backoff = 0.5 if again else min(backoff * 2, 5.0)
 
     def _poll_loop(self) -> None:
-        seq, backoff = 0, 0.5
+        seq, backoff, seen = 0, 0.5, 0
         while not self._closing:
-            losses = self._losses
+            losses, generation = self._losses, self._generation
+            if generation != seen:  # registered again: the new console numbers from 1
+                seq, seen = 0, generation
             try:
                 answer = self._request(
                     "GET",
@@ -272,8 +310,11 @@ class HttpChannel:
                 )
                 self._reached(losses)
                 backoff = 0.5
-            except ConsoleUnavailable:
+            except ConsoleUnavailable as exc:
                 self._lost()
+                if self._forgotten(exc, generation):
+                    backoff = 0.5
+                    continue
                 time.sleep(backoff)  # retry pacing for a console that went away
                 backoff = min(backoff * 2, 5.0)
                 continue

@@ -202,6 +202,14 @@ class ConsoleLink:
         if reason is not None:
             self._announce(reason)
 
+    def reattached(self, settings: dict[str, Any]) -> None:
+        """A restarted console knows this session again: take its settings and announce the
+        session's state to it (what happened meanwhile is in the trace)."""
+        with self._lock:
+            self.watched = bool(settings.get("watch", False))
+        self.approval_timeout = float(settings.get("approval_timeout", self.approval_timeout))
+        self._announce("attached again: the console restarted")
+
     def channel_lost(self) -> None:
         """The console went away: deny what waits for it (fail closed)."""
         with self._lock:

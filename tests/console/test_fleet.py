@@ -405,3 +405,43 @@ async def test_hostile_agent_names_and_page_text_render_inert(
         assert json.dumps(answer)  # plain JSON, the names as strings
     finally:
         guard.close()
+
+
+async def test_a_guard_attaches_again_when_the_console_restarts() -> None:
+    tokens = {
+        "token": "full-" + "f" * 30,
+        "read_only_token": "view-" + "v" * 30,
+        "guard_token": "guard-" + "g" * 30,
+    }
+    console = Console(approval_timeout=30, **tokens).start()
+    port = console.port
+    guard = await asyncio.to_thread(
+        Guard, [consent("Publish release")], console=console.guard_url, agent_name="restart-bot"
+    )
+    link = guard.console
+    try:
+        verdict, step = _ask(guard)
+        console.close()  # the console is restarted (a new version deployed) …
+        await _until(lambda: not link.channel.available, "the guard to notice")
+        assert guard.ask_approver(verdict, step) is False  # … meanwhile ASKs are denied
+        console = Console(port=port, approval_timeout=30, **tokens).start()
+        # the guard registers again on its own and says who it is and where it stands
+        await _until(
+            lambda: [s["agent"] for s in console.hub.summaries()] == ["restart-bot"], "re-registration"
+        )
+        await _until(lambda: link.channel.available, "the console to be available again")
+        (summary,) = console.hub.summaries()
+        assert summary["id"] == guard.session_id and summary["status"] == "running"
+        answer = guard.ask_approver(verdict, step)
+        assert inspect.isawaitable(answer)
+        waiting = asyncio.ensure_future(answer)
+        await _until(lambda: len(console.hub.approvals()) == 1, "the approval at the new console")
+        approval = console.hub.approvals()[0]["approval"]["id"]
+        console.hub.command(guard.session_id, {"type": "decide", "approval": approval, "approved": True})
+        assert await asyncio.wait_for(waiting, 30) is True
+        # and the new console's commands reach it (numbered from 1 again)
+        console.hub.command(guard.session_id, {"type": "pause"})
+        await _until(lambda: link.status == "paused", "the pause to arrive")
+    finally:
+        guard.close()
+        console.close()
