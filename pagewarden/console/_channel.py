@@ -140,6 +140,7 @@ class HttpChannel:
         self._link: ConsoleLink | None = None
         self._session = ""
         self._registered: set[str] = set()
+        self._key = ""  # the session key the console gave at registration (X-Session-Key)
         self._register_lock = threading.Lock()
         self._generation = 0  # how many times the session was registered again (restarted console)
         self._sender = threading.Thread(target=self._send_loop, name="pagewarden-console-send", daemon=True)
@@ -165,6 +166,8 @@ class HttpChannel:
     ) -> Any:
         request = urllib.request.Request(self.base + path, data=body, method=method)
         request.add_header("Authorization", f"Bearer {self._token}")
+        if self._key:
+            request.add_header("X-Session-Key", self._key)
         if body is not None:
             request.add_header("Content-Type", content_type)
         for key, value in (headers or {}).items():
@@ -193,6 +196,7 @@ class HttpChannel:
         answer = self._post_json(f"/api/v{API_VERSION}/sessions", {"session": self._session})
         if not isinstance(answer, dict):
             raise ConsoleUnavailable(f"the console at {self.base} gave an unexpected answer")
+        self._key = str(answer.get("key") or "")
         self._registered.add(self._session)
         self._sender.start()
         self._poller.start()
@@ -238,6 +242,8 @@ class HttpChannel:
             if self._generation != generation:
                 return  # the other thread did it meanwhile
             answer = self._post_json(f"/api/v{API_VERSION}/sessions", {"session": self._session})
+            if isinstance(answer, dict) and answer.get("key"):
+                self._key = str(answer["key"])
             self._registered = {self._session}
             self._generation += 1
         link = self._link

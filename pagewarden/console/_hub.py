@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import secrets
 import threading
 import time
 from collections import deque
@@ -37,8 +38,10 @@ class Controller(Protocol):
 class RemoteController:
     """Commands for a guard in another process, fetched by its long poll."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, *, key: str | None = None) -> None:
         self._hub = hub
+        #: the key a guard with the guard token proves it registered this session with
+        self.key = key or secrets.token_urlsafe(24)
         self._lock = threading.Lock()
         self._commands: deque[dict[str, Any]] = deque(maxlen=500)
         self._seq = itertools.count(1)

@@ -33,6 +33,7 @@ repeatable; `_filters`).
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import re
 import uuid
@@ -327,23 +328,52 @@ class OrderHandler(_CommandHandler):
 
 
 # -- the guards' API (guards in other processes) ----------------------------------------------
-class RegisterHandler(BaseHandler):
+class _GuardHandler(BaseHandler):
+    """The guards' API. With the guard token, a session's requests must also carry the key its
+    registration returned (``X-Session-Key``): one agent machine cannot speak for, take over or
+    read the commands of another's session. The full token (the supervisor's) needs no key."""
+
+    def owns(self, role: Role, controller: Any) -> None:
+        """403 unless `role` may act for the session of `controller`."""
+        if role == "full":
+            return
+        key = self.request.headers.get("X-Session-Key", "")
+        if not isinstance(controller, RemoteController) or not hmac.compare_digest(
+            key.encode(), controller.key.encode()
+        ):
+            raise tornado.web.HTTPError(403, reason="Session key required (X-Session-Key)")
+
+
+class RegisterHandler(_GuardHandler):
     def post(self) -> None:
-        self.need("guard")
+        role = self.need("guard")
         body = self.body_json()
         session = body.get("session") if isinstance(body, dict) else None
         if not isinstance(session, str) or not re.fullmatch(_SID[1:-1], session):
             raise tornado.web.HTTPError(400, reason="session must be an id of up to 64 characters")
         alias = body.get("alias_of")
-        controller = self.hub.controller(alias) if isinstance(alias, str) else None
+        if isinstance(alias, str):  # a new session id of the same guard: the same controller
+            controller = self.hub.controller(alias)
+            self.owns(role, controller)
+        else:
+            existing = self.hub.controller(session)
+            if existing is not None:
+                try:
+                    self.owns(role, existing)
+                except tornado.web.HTTPError:
+                    raise tornado.web.HTTPError(
+                        409, reason="the session is registered by another guard"
+                    ) from None
+            controller = RemoteController(self.hub, key=getattr(existing, "key", None))
         if not isinstance(controller, RemoteController):
             controller = RemoteController(self.hub)
-        self.send_json(self.hub.register(session, controller, remote=True), 201)
+        answer = self.hub.register(session, controller, remote=True)
+        self.send_json({**answer, "key": controller.key}, 201)
 
 
-class EventsHandler(BaseHandler):
+class EventsHandler(_GuardHandler):
     def post(self) -> None:
-        self.need("guard")
+        role = self.need("guard")
         body = self.body_json()
         events = body.get("events") if isinstance(body, dict) else None
         if not isinstance(events, list):
@@ -355,18 +385,22 @@ class EventsHandler(BaseHandler):
         unknown = {e["session"] for e in checked if self.hub.controller(e["session"]) is None}
         if unknown:
             raise tornado.web.HTTPError(409, reason="register the session first")
+        for session in {e["session"] for e in checked}:
+            self.owns(role, self.hub.controller(session))
         for event in checked:
             self.hub.ingest(event)
         self.send_json({"accepted": len(checked)})
 
 
-class FramePutHandler(BaseHandler):
+class FramePutHandler(_GuardHandler):
     def put(self, session: str) -> None:
-        self.need("guard")
+        role = self.need("guard")
         if self.request.headers.get("Content-Type") != "image/jpeg":
             raise tornado.web.HTTPError(415, reason="image/jpeg expected")
-        if self.hub.controller(session) is None:
+        controller = self.hub.controller(session)
+        if controller is None:
             raise tornado.web.HTTPError(404, reason="No such session")
+        self.owns(role, controller)
         data = self.request.body
         if not data.startswith(b"\xff\xd8"):
             raise tornado.web.HTTPError(400, reason="not a JPEG")
@@ -377,12 +411,13 @@ class FramePutHandler(BaseHandler):
         self.finish()
 
 
-class CommandsHandler(BaseHandler):
+class CommandsHandler(_GuardHandler):
     async def get(self, session: str) -> None:
-        self.need("guard")
+        role = self.need("guard")
         controller = self.hub.controller(session)
         if not isinstance(controller, RemoteController):
             raise tornado.web.HTTPError(404, reason="No such remote session")
+        self.owns(role, controller)
         try:
             after = int(self.get_query_argument("after", "0"))
             wait = min(max(float(self.get_query_argument("wait", "0")), 0.0), 60.0)

@@ -176,15 +176,18 @@ async def test_events_and_frames_from_another_process(client: Client) -> None:
 
 
 async def test_the_guard_token_attaches_guards_and_does_nothing_else(client: Client) -> None:
-    status, _, _ = await client.call("POST", "/api/v1/sessions", {"session": "g1"}, token="guard")
+    status, _, body = await client.call("POST", "/api/v1/sessions", {"session": "g1"}, token="guard")
     assert status == 201
+    key = {"X-Session-Key": json.loads(body)["key"]}
     event = {"kind": "session", "session": "g1", "ts": 1.0, "data": {"status": "running", "agent": "a1"}}
-    assert (await client.call("POST", "/api/v1/events", {"events": [event]}, token="guard"))[0] == 200
-    frame = {"Content-Type": "image/jpeg"}
+    events = {"events": [event]}
+    assert (await client.call("POST", "/api/v1/events", events, token="guard", headers=key))[0] == 200
+    frame = {"Content-Type": "image/jpeg", **key}
     assert (await client.call("PUT", "/api/v1/sessions/g1/frame", raw=JPEG, headers=frame, token="guard"))[
         0
     ] == 204
-    assert (await client.call("GET", "/api/v1/sessions/g1/commands?wait=0", token="guard"))[0] == 200
+    poll = "/api/v1/sessions/g1/commands?wait=0"
+    assert (await client.call("GET", poll, token="guard", headers=key))[0] == 200
     # … and nothing else: no reading, no approving, no control
     for path in ("/api/sessions", "/api/sessions/g1", "/api/approvals", "/api/stream", "/sessions/g1/report"):
         status, _, body = await client.call("GET", path, token="guard")
@@ -199,6 +202,40 @@ async def test_the_guard_token_attaches_guards_and_does_nothing_else(client: Cli
     assert (await client.call("POST", "/api/v1/sessions", {"session": "g2"}, token="view"))[0] == 403
     status, _, body = await client.call("GET", "/api/sessions?agent=a1", token="view")
     assert [s["id"] for s in json.loads(body)["sessions"]] == ["g1"]
+
+
+async def test_a_guard_cannot_speak_for_another_guards_session(client: Client) -> None:
+    status, _, body = await client.call("POST", "/api/v1/sessions", {"session": "mine"}, token="guard")
+    key = json.loads(body)["key"]
+    # another holder of the guard token, without the session's key (or with a wrong one)
+    forged = {"kind": "approval", "session": "mine", "ts": 1.0, "data": {"id": "x", "status": "pending"}}
+    for headers in ({}, {"X-Session-Key": key[:-2] + "xx"}):
+        assert (
+            await client.call("POST", "/api/v1/events", {"events": [forged]}, token="guard", headers=headers)
+        )[0] == 403
+        poll = "/api/v1/sessions/mine/commands?wait=0"
+        assert (await client.call("GET", poll, token="guard", headers=headers))[0] == 403
+        frame = {"Content-Type": "image/jpeg", **headers}
+        assert (
+            await client.call("PUT", "/api/v1/sessions/mine/frame", raw=JPEG, headers=frame, token="guard")
+        )[0] == 403
+        # nor take the session over by registering it again, or joining it as an alias
+        status, _, _ = await client.call(
+            "POST", "/api/v1/sessions", {"session": "mine"}, token="guard", headers=headers
+        )
+        assert status == 409
+        alias = {"session": "other", "alias_of": "mine"}
+        assert (await client.call("POST", "/api/v1/sessions", alias, token="guard", headers=headers))[
+            0
+        ] == 403
+    status, _, body = await client.call("GET", "/api/sessions/mine", token="view")
+    assert json.loads(body)["approvals"] == []  # the forged approval never arrived
+    # with the key, the guard itself may register a new session id of its own
+    alias = {"session": "mine-2", "alias_of": "mine"}
+    status, _, body = await client.call(
+        "POST", "/api/v1/sessions", alias, token="guard", headers={"X-Session-Key": key}
+    )
+    assert status == 201 and json.loads(body)["key"] == key
 
 
 async def test_long_poll_wakes_on_a_command(client: Client) -> None:
