@@ -206,7 +206,10 @@ class ReferenceFiler:
         self._revision = revision
         self._stored_ids = frozenset(current.ids)
         self._known = {p.id: p for p in current}
-        if self.guard is not None:
+        follower = getattr(self.guard, "follower", None)
+        if follower is not None:  # a guard that follows the store takes whole new versions
+            follower.check()
+        elif self.guard is not None:
             policies: PolicySet = self.guard.policies
             changed = False
             updated = []
