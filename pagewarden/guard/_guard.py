@@ -134,6 +134,17 @@ def _as_policy_set(policies: PoliciesArg | Iterable[PoliciesArg] | None) -> Poli
     return PolicySet.combine(p.policies() if isinstance(p, PolicyStore) else p for p in policies)
 
 
+def _label(value: str | None, name: str) -> str | None:
+    """An agent's name or host as given, checked (a string of at most 120 characters)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, not {type(value).__name__}")
+    if not value.strip() or len(value) > 120:
+        raise ValueError(f"{name} must be 1 to 120 characters")
+    return value
+
+
 def _followed_sources(policies: PoliciesArg | Iterable[PoliciesArg] | None) -> list[Any] | None:
     """The policy sources with each `PolicyStore` kept as is (to be read again) and the others
     loaded once; None when no store is among them."""
@@ -188,6 +199,10 @@ class Guard:
             ``domain_allow`` rule of `policies`: pages may load scripts, images, styles, fonts,
             media, fetches and embedded frames from them, no tab may go there (for this
             guard only; a policy file says it per rule).
+        agent_name: the name of the agent this guard watches (shown and filtered on by a
+            fleet console; up to 120 characters). None: unnamed.
+        agent_host: the machine the agent runs on, as the console shows it; None: this
+            machine's host name.
         follow: when `policies` includes a `PolicyStore`, pick up each new version of it
             while the guard runs (default True; `guard.follower` is the `StoreFollower`);
             False keeps the version read when the guard was made.
@@ -220,6 +235,8 @@ class Guard:
         record: str | Path | None = None,
         references: Any = None,
         subresource_hosts: Iterable[str] = (),
+        agent_name: str | None = None,
+        agent_host: str | None = None,
         follow: bool = True,
         telemetry: Any = None,
     ) -> None:
@@ -251,6 +268,9 @@ class Guard:
         self._goals_seen: set[str] = set()
         self.goal = goal
         self.session_id = session_id or uuid.uuid4().hex[:12]
+        #: who and where this agent is, for a console supervising many (`agent_name=`, `agent_host=`)
+        self.agent_name = _label(agent_name, "agent_name")
+        self.agent_host = _label(agent_host, "agent_host")
         self.session = SessionState()
         if isinstance(trace, TraceWriter):
             self.trace: TraceWriter | None = trace
