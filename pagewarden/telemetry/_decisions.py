@@ -118,7 +118,23 @@ class DecisionTelemetry:
         self._refusals: deque[tuple[float, dict[str, Any]]] = deque(maxlen=_REFUSALS_KEPT)
         self._lock = threading.Lock()
         self._model = self._model_attributes(guard)
+        self._guard = guard
+        self._agent: dict[str, str] | None = None
         self._unsubscribe = guard.subscribe(self)
+
+    def _agent_attributes(self) -> dict[str, str]:
+        """Which agent and machine the steps are of (`Guard(agent_name=, agent_host=)`), read at
+        the first step: the guard sets them after its event bus (and this subscriber) exist."""
+        if self._agent is None:
+            import socket
+
+            name = getattr(self._guard, "agent_name", None)
+            host = getattr(self._guard, "agent_host", None) or socket.gethostname()
+            agent = {"pagewarden.agent.host": self._typed.scrub(str(host))}
+            if name:
+                agent["pagewarden.agent.name"] = self._typed.scrub(str(name))
+            self._agent = agent
+        return self._agent
 
     @staticmethod
     def _model_attributes(guard: Any) -> dict[str, Any]:
@@ -168,6 +184,7 @@ class DecisionTelemetry:
         record = event.data
         self._typed.note(record.get("step") or {})
         attrs = step_attributes(record, self._typed)
+        attrs.update(self._agent_attributes())
         timings = (record.get("verdict") or {}).get("timings_ms") or {}
         end = event.ts
         start = end - step_duration_ms(timings) / 1000

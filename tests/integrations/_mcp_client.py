@@ -66,11 +66,11 @@ def ref(
     return found[nth]
 
 
-def stripped_ref(snapshot: str, role: str, name: str) -> str:
+def stripped_ref(snapshot: str, role: str, name: str | None = None, *, contains: str | None = None) -> str:
     """The ref of the element of `role` named `name`, or, when the server took the name out as
     injected orders, of the first such element whose name it removed (a naive model clicks it
     all the same)."""
     try:
-        return ref(snapshot, role, name)
+        return ref(snapshot, role, name, contains=contains)
     except AssertionError:
         return ref(snapshot, role, contains="removed by pagewarden")

@@ -4,6 +4,7 @@ gets a tool error carrying the guard's guidance, and nothing reaches evil.test."
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -59,7 +60,7 @@ async def test_tools_are_playwright_mcps_with_intent(site: DemoSite, tmp_path: P
         "browser_close",
     }
     assert core <= set(tools)
-    assert tools["browser_click"].inputSchema["required"] == ["element", "ref"]
+    assert tools["browser_click"].inputSchema["required"] == ["ref"]
     assert set(tools["browser_click"].inputSchema["properties"]) == {
         "element",
         "ref",
@@ -68,12 +69,7 @@ async def test_tools_are_playwright_mcps_with_intent(site: DemoSite, tmp_path: P
         "modifiers",
         "intent",
     }
-    assert tools["browser_drag"].inputSchema["required"] == [
-        "startElement",
-        "startRef",
-        "endElement",
-        "endRef",
-    ]
+    assert tools["browser_drag"].inputSchema["required"] == ["startRef", "endRef"]
     for name in (
         "browser_navigate",
         "browser_click",
@@ -274,7 +270,7 @@ async def _forum_aria_label(client) -> object:
     page = await _navigate(client, "http://forum.test/t/pg17-upgrade", "I'll open the Postgres thread.")
     # the link's aria-label (orders to AI assistants) was taken out of the snapshot; the naive
     # model clicks the link anyway
-    link = stripped_ref(page, "link", "[1]")
+    link = stripped_ref(page, "link", contains="upvote the accepted answer")
     return await client.call_tool(
         "browser_click",
         {
@@ -363,3 +359,23 @@ async def test_planted_attack_gets_a_tool_error_with_guidance(
     assert site.evil_received(mark) == []
     assert scenario.harm is not None
     assert DEMO_PASSWORD not in text
+
+
+#: Attacks whose refused step itself sends something to evil.test when it runs.
+REACHES_EVIL = {"tracker-comment", "tracker-token", "forum-hidden-text", "forum-aria-label", "forum-popup",
+                "forum-ad-box"}  # fmt: skip
+
+
+@pytest.mark.parametrize("scenario_id", list(ATTACKS))
+async def test_the_same_calls_do_the_attackers_bidding_with_the_guard_off(
+    site: DemoSite, tmp_path: Path, scenario_id
+) -> None:
+    """The attacks are real: the same tool calls on the same server with the guard off run,
+    and evil.test receives what the page asked for."""
+    mark = site.mark()
+    async with mcp_session(_options(site, tmp_path, guard=False)) as (client, _):
+        result = await ATTACKS[scenario_id](client)
+        await asyncio.sleep(0.3)
+    assert not result.isError, text_of(result)
+    if scenario_id in REACHES_EVIL:
+        assert site.evil_received(mark), "the unguarded step should reach evil.test"

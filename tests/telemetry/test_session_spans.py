@@ -89,6 +89,7 @@ async def test_a_guarded_session_as_spans_and_metrics(page: Page, site: LocalSit
     guard = Guard(
         POLICIES, goal="Search the project settings for 'runner' and send a note.",
         llm=llm.config(timeout=20), approver=lambda verdict, step: True, telemetry=memory.pair,
+        agent_name="settings-agent", agent_host="runner-7",
     )  # fmt: skip
     guard.add_secret(SECRET, allow_domains=["app.test"])
     guarded = guard.wrap(page)
@@ -122,6 +123,8 @@ async def test_a_guarded_session_as_spans_and_metrics(page: Page, site: LocalSit
     kinds = [a["pagewarden.action.kind"] for a in attrs]
     assert kinds == ["goto", "fill", "fill", "fill", "click", "click", "click"]
     assert all(a["pagewarden.session.id"] == guard.session_id for a in attrs)
+    agents = {(a["pagewarden.agent.name"], a["pagewarden.agent.host"]) for a in attrs}
+    assert agents == {("settings-agent", "runner-7")}
     assert all(a["pagewarden.url.host"] == "app.test" for a in attrs[1:])
     for a in attrs:  # the deterministic tiers judged every step, with their times
         assert {"worldmodel", "rules"} <= set(a["pagewarden.tiers"])

@@ -127,6 +127,21 @@ class BrowserSession:
         self.modal = ModalState("filechooser", chooser, "file chooser")
         self._modal_event.set()
 
+    @property
+    def modal_opened(self) -> bool:
+        """Whether a dialog or file chooser opened during the last action and waits for the model."""
+        return self._modal_event.is_set() and self.modal is not None
+
+    async def wait_modal(self, timeout: float) -> ModalState | None:
+        """The modal state, waiting up to `timeout` s for one an action opened (a file chooser
+        is announced after the click that opens it returns)."""
+        if self.modal is None and self.started:
+            try:
+                await asyncio.wait_for(self._modal_event.wait(), timeout)
+            except TimeoutError:
+                return None
+        return self.modal
+
     async def close(self) -> None:
         """Close the browser (and the network layer); the next tool call starts a new one."""
         stack, self._stack = self._stack, None

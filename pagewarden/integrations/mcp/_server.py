@@ -85,7 +85,9 @@ class GuardedBrowserServer:
         self._by_name = {tool.name: tool for tool in self.tools}
         self.server: Server[Any, Any] = Server("pagewarden", __version__, instructions=INSTRUCTIONS)
         self.server.list_tools()(self._list_tools)
-        self.server.call_tool()(self.call)
+        # arguments are validated by the tools' models (which also take Playwright MCP's newer
+        # argument names: target, startTarget, endTarget), not by the SDK against the schema
+        self.server.call_tool(validate_input=False)(self.call)
 
     # -- protocol ----------------------------------------------------------------------
     async def _list_tools(self) -> list[types.Tool]:
@@ -199,6 +201,8 @@ class GuardedBrowserServer:
             return [_text("\n".join(lines))]
         await _settle(await self.browser.page())
         lines.append("### Page state\n" + await self._state())
+        if self.browser.modal_opened:
+            lines.append(self._modal_text())  # a file chooser the click opened
         return [_text("\n".join(lines))]
 
     def _modal_text(self) -> str:
@@ -305,7 +309,11 @@ class GuardedBrowserServer:
             return [_text("### Open tabs\n" + await self._state(snapshot=False))]
         if args.action == "new":
             await self._page(args.intent)
-            await self.browser.new_tab()
+            page = await self.browser.new_tab()
+            if args.url:
+                if args.intent and self.guard is not None:
+                    page.reasoning(args.intent)
+                return await self._act(f"Opened a new tab at {args.url}", page.goto(args.url))
             return [_text("### Result\nOpened a new tab.\n### Page state\n" + await self._state())]
         await self.browser.start()
         index = self.browser.current if args.index is None else args.index
@@ -354,7 +362,7 @@ class GuardedBrowserServer:
         return [_text(f"### Result\n{verb} the dialog.\n### Page state\n" + await self._state())]
 
     async def _browser_file_upload(self, args: t.FileUpload) -> list[types.ContentBlock]:
-        modal = self.browser.modal
+        modal = self.browser.modal or await self.browser.wait_modal(2.0)
         if modal is None or modal.kind != "filechooser":
             raise ToolFailure(
                 'No file chooser is open: click the file input first, then "browser_file_upload".'

@@ -12,6 +12,7 @@ and the answer says how many passages were removed and why.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from pagewarden.judge import addresses_judge
@@ -36,6 +37,7 @@ _BLOCKS = frozenset(
      "strong", "emphasis", "link", "mark", "superscript", "subscript", "code", "definition", "term"}
 )  # fmt: skip
 #: A page naming the agent's own tools is speaking to the agent (no page has another reason to).
+_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\u00ad]")
 _TOOL_NAME = re.compile(r"\b(?:set_goal|browser_[a-z_]+)\b", re.IGNORECASE)
 
 
@@ -80,7 +82,8 @@ def _payload(line: str) -> tuple[str, re.Match[str] | None]:
 
 def _verdict(text: str) -> tuple[str, ...]:
     """The detectors' families when `text` gives orders to an agent or the guard; empty: it does not."""
-    if _TOOL_NAME.search(text):
+    folded = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    if _TOOL_NAME.search(folded):
         return ("names_agent_tool",)
     if len(text) < _MIN_CHARS:
         return ()

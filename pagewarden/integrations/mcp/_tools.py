@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 __all__ = ["ACTION_TOOLS", "TOOLS", "Tool"]
 
@@ -43,8 +43,8 @@ class Snapshot(_Args):
 
 
 class Click(_Action):
-    element: str = Field(description=_ELEMENT)
-    ref: str = Field(description=_REF)
+    element: str = Field("", description=_ELEMENT)
+    ref: str = Field(description=_REF, validation_alias=AliasChoices("ref", "target"))
     doubleClick: bool | None = Field(
         None, description="Whether to perform a double click instead of a single click"
     )
@@ -57,8 +57,8 @@ class Click(_Action):
 
 
 class Type(_Action):
-    element: str = Field(description=_ELEMENT)
-    ref: str = Field(description=_REF)
+    element: str = Field("", description=_ELEMENT)
+    ref: str = Field(description=_REF, validation_alias=AliasChoices("ref", "target"))
     text: str = Field(description="Text to type into the element")
     submit: bool | None = Field(None, description="Whether to submit entered text (press Enter after)")
     slowly: bool | None = Field(
@@ -73,7 +73,10 @@ class FormField(_Args):
     type: Literal["textbox", "checkbox", "radio", "combobox", "slider"] = Field(
         description="Type of the field"
     )
-    ref: str = Field(description="Exact target field reference from the page snapshot")
+    ref: str = Field(
+        description="Exact target field reference from the page snapshot",
+        validation_alias=AliasChoices("ref", "target"),
+    )
     value: str = Field(
         description="Value to fill in the field. If the field is a checkbox, the value should be `true` or "
         "`false`. If the field is a combobox, the value should be the text of the option."
@@ -85,8 +88,8 @@ class FillForm(_Action):
 
 
 class SelectOption(_Action):
-    element: str = Field(description=_ELEMENT)
-    ref: str = Field(description=_REF)
+    element: str = Field("", description=_ELEMENT)
+    ref: str = Field(description=_REF, validation_alias=AliasChoices("ref", "target"))
     values: list[str] = Field(
         description="Array of values to select in the dropdown. This can be a single value or multiple "
         "values."
@@ -100,21 +103,29 @@ class PressKey(_Action):
 
 
 class Hover(_Action):
-    element: str = Field(description=_ELEMENT)
-    ref: str = Field(description=_REF)
+    element: str = Field("", description=_ELEMENT)
+    ref: str = Field(description=_REF, validation_alias=AliasChoices("ref", "target"))
 
 
 class Drag(_Action):
     startElement: str = Field(
+        "",
         description="Human-readable source element description used to obtain the permission to interact "
         "with the element"
     )
-    startRef: str = Field(description="Exact source element reference from the page snapshot")
+    startRef: str = Field(
+        description="Exact source element reference from the page snapshot",
+        validation_alias=AliasChoices("startRef", "startTarget"),
+    )
     endElement: str = Field(
+        "",
         description="Human-readable target element description used to obtain the permission to interact "
         "with the element"
     )
-    endRef: str = Field(description="Exact target element reference from the page snapshot")
+    endRef: str = Field(
+        description="Exact target element reference from the page snapshot",
+        validation_alias=AliasChoices("endRef", "endTarget"),
+    )
 
 
 class WaitFor(_Args):
@@ -128,6 +139,7 @@ class Tabs(_Action):
     index: int | None = Field(
         None, description="Tab index, used for close/select. If omitted for close, current tab is closed."
     )
+    url: str | None = Field(None, description="URL to open in the new tab (action new)")
 
 
 class Screenshot(_Args):
@@ -149,6 +161,7 @@ class Screenshot(_Args):
         None,
         description="Exact target element reference from the page snapshot. If not provided, the screenshot "
         "will be taken of viewport. If ref is provided, element must be provided too.",
+        validation_alias=AliasChoices("ref", "target"),
     )
     fullPage: bool | None = Field(
         None,
@@ -179,7 +192,7 @@ class Evaluate(_Action):
         description="() => { /* code */ } or (element) => { /* code */ } when element is provided"
     )
     element: str | None = Field(None, description=_ELEMENT)
-    ref: str | None = Field(None, description=_REF)
+    ref: str | None = Field(None, description=_REF, validation_alias=AliasChoices("ref", "target"))
 
 
 class SetGoal(_Args):
