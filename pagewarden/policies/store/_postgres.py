@@ -267,7 +267,7 @@ class PostgresBackend(StoreBackend):
                 return True  # a change made before LISTEN was not told: read the revision now
             remaining = timeout
             while remaining > 0 and not stop.is_set():
-                step = min(remaining, 0.5)
+                step = min(remaining, 0.1)  # how soon `stop` is seen
                 for _ in connection.notifies(timeout=step, stop_after=1):
                     return True
                 remaining -= step

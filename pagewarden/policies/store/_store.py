@@ -225,36 +225,43 @@ class PolicyStore:
 
     # -- writing --------------------------------------------------------------------------
     def _new_change(self, tx: Transaction, cause: str, detail: str) -> int:
+        return self._change(tx, cause, detail)[0]
+
+    def _change(self, tx: Transaction, cause: str, detail: str) -> tuple[int, str]:
+        """Record a change; returns its id and time."""
         if cause not in CAUSES:
             raise ValueError(f"cause must be one of {CAUSES}, not {cause!r}")
-        return tx.insert(
+        at = _now()
+        change_id = tx.insert(
             "INSERT INTO changes (at, cause, detail, actor) VALUES (?, ?, ?, ?)",
-            (_now(), cause, detail[:2000], self.actor[:200]),
+            (at, cause, detail[:2000], self.actor[:200]),
         )
+        return change_id, at
 
     @staticmethod
     def _store_version(tx: Transaction, change_id: int, policy_id: str, body: str | None) -> int:
-        rows = tx.execute("SELECT MAX(version) FROM policy_versions WHERE policy_id = ?", (policy_id,))
-        version = int(rows[0][0] or 0) + 1
+        current = tx.execute("SELECT version, position FROM policies WHERE policy_id = ?", (policy_id,))
+        if current:  # the current version is the latest (both are written in one transaction)
+            version = int(current[0][0]) + 1
+        else:  # new, or deleted before: numbering goes on from its history
+            rows = tx.execute("SELECT MAX(version) FROM policy_versions WHERE policy_id = ?", (policy_id,))
+            version = int(rows[0][0] or 0) + 1
         tx.execute(
             "INSERT INTO policy_versions (policy_id, version, change_id, body) VALUES (?, ?, ?, ?)",
             (policy_id, version, change_id, body),
         )
         if body is None:
             tx.execute("DELETE FROM policies WHERE policy_id = ?", (policy_id,))
+        elif current:
+            tx.execute(
+                "UPDATE policies SET version = ?, body = ? WHERE policy_id = ?", (version, body, policy_id)
+            )
         else:
-            current = tx.execute("SELECT position FROM policies WHERE policy_id = ?", (policy_id,))
-            if current:
-                tx.execute(
-                    "UPDATE policies SET version = ?, body = ? WHERE policy_id = ?",
-                    (version, body, policy_id),
-                )
-            else:
-                position = int(tx.execute("SELECT COALESCE(MAX(position), 0) FROM policies")[0][0]) + 1
-                tx.execute(
-                    "INSERT INTO policies (policy_id, version, position, body) VALUES (?, ?, ?, ?)",
-                    (policy_id, version, position, body),
-                )
+            position = int(tx.execute("SELECT COALESCE(MAX(position), 0) FROM policies")[0][0]) + 1
+            tx.execute(
+                "INSERT INTO policies (policy_id, version, position, body) VALUES (?, ?, ?, ?)",
+                (policy_id, version, position, body),
+            )
         return version
 
     def put(
@@ -267,18 +274,18 @@ class PolicyStore:
             raise StoreError("the same policy id twice in one change")
         bodies = [(p.id, _body(p)) for p in items]
         with self._write() as tx:
-            change_id = 0
+            change_id, at = 0, ""
             written = []
             for policy_id, body in bodies:
                 rows = tx.execute("SELECT body FROM policies WHERE policy_id = ?", (policy_id,))
                 if rows and rows[0][0] == body:
                     continue
-                change_id = change_id or self._new_change(tx, cause, detail)
+                if not change_id:
+                    change_id, at = self._change(tx, cause, detail)
                 self._store_version(tx, change_id, policy_id, body)
                 written.append(policy_id)
             if not change_id:
                 return None
-            at = tx.execute("SELECT at FROM changes WHERE id = ?", (change_id,))[0][0]
         return Change(change_id, at, cause, detail, self.actor, tuple(written))
 
     def update(
@@ -304,9 +311,8 @@ class PolicyStore:
             body = _body(new)
             if body == rows[0][0]:
                 return None
-            change_id = self._new_change(tx, cause, detail)
+            change_id, at = self._change(tx, cause, detail)
             self._store_version(tx, change_id, policy_id, body)
-            at = tx.execute("SELECT at FROM changes WHERE id = ?", (change_id,))[0][0]
         return Change(change_id, at, cause, detail, self.actor, (policy_id,))
 
     def delete(self, policy_ids: str | Iterable[str], *, detail: str = "") -> Change | None:
@@ -318,10 +324,9 @@ class PolicyStore:
                 raise StoreError(f"no policy {', '.join(map(repr, missing))} in {self.backend.describe()}")
             if not ids:
                 return None
-            change_id = self._new_change(tx, "delete", detail)
+            change_id, at = self._change(tx, "delete", detail)
             for policy_id in ids:
                 self._store_version(tx, change_id, policy_id, None)
-            at = tx.execute("SELECT at FROM changes WHERE id = ?", (change_id,))[0][0]
         return Change(change_id, at, "delete", detail, self.actor, tuple(ids))
 
     # -- files ----------------------------------------------------------------------------
