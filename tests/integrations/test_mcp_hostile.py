@@ -176,3 +176,21 @@ async def test_titles_and_dialog_messages_are_judged_too(tmp_path: Path) -> None
             assert "### Modal state" in clicked and "alert dialog" in clicked
             assert "set_goal" not in clicked.split("### Modal state")[1]
             assert not (await client.call_tool("browser_handle_dialog", {"accept": False})).isError
+
+
+def test_injections_in_other_languages_are_stripped() -> None:
+    """The multilingual detectors' cases: what they flag in a page line is taken out of the
+    snapshot (the English pre-check does not hide it); ordinary text in those languages stays."""
+    from pagewarden.judge import addresses_judge
+    from pagewarden.rules import instruction_signals
+    from tests.rules import lang_cases, lang_heldout
+
+    for language, cases in [*lang_cases.CASES.items(), *lang_heldout.CASES.items()]:
+        for text in [*cases["attacks"], *cases["judge"]]:
+            flagged = instruction_signals(text).instruction_like or bool(addresses_judge(text))
+            snapshot = (
+                f"- main [ref=e1]:\n  - paragraph [ref=e2]: Release notes.\n  - paragraph [ref=e3]: {text}"
+            )
+            cleaned, removed = strip_instructions(snapshot)
+            assert bool(removed) == flagged, (language, text)
+            assert "Release notes." in cleaned

@@ -11,13 +11,15 @@ and the answer says how many passages were removed and why.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
 
 from pagewarden.judge import addresses_judge
 from pagewarden.llm import Fence
-from pagewarden.rules import instruction_signals
+from pagewarden.rules import instruction_signals, trigger_positions
 
 __all__ = ["PageState", "Removed", "fence_page", "strip_instructions"]
 
@@ -224,13 +226,16 @@ def _may_order(folded: str) -> bool:
     return False
 
 
-def _verdict(text: str) -> tuple[str, ...]:
-    """The detectors' families when `text` gives orders to an agent or the guard; empty: it does not."""
+def _verdict(text: str, *, hot: bool = True) -> tuple[str, ...]:
+    """The detectors' families when `text` gives orders to an agent or the guard; empty: it does
+    not. `hot`: the multilingual checks found a trigger in it (then no English pre-check)."""
     folded = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     if _TOOL_NAME.search(folded):
         return ("names_agent_tool",)
-    if len(text) < _MIN_CHARS or not _may_order(folded.lower()):
+    if len(text) < _MIN_CHARS:
         return ()
+    if not hot and folded.isascii() and not _may_order(folded.lower()):
+        return ()  # the English pre-check: only for text the multilingual checks have no word in
     signals = instruction_signals(text)
     if signals.instruction_like:
         return signals.families
@@ -286,6 +291,17 @@ def _passage(lines: list[str], i: int) -> range:
     return own
 
 
+def _hot_lines(snapshot: str) -> set[int]:
+    """Lines where the multilingual checks' triggers stand (other languages, hidden characters,
+    mixed scripts): the English pre-check of `_may_order` does not apply to them."""
+    lower = snapshot.lower()
+    positions = trigger_positions(lower)
+    if not positions:
+        return set()
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in lower.split("\n"))]
+    return {bisect.bisect_right(starts, pos) - 1 for pos in positions}
+
+
 def strip_instructions(snapshot: str) -> tuple[str, Removed]:
     """`snapshot` (an aria snapshot, ``ai`` mode) with the text of each passage that the rules
     tier's instruction detectors (or the judge's guard-addressing detector) flag replaced by a
@@ -293,14 +309,16 @@ def strip_instructions(snapshot: str) -> tuple[str, Removed]:
     and a flagged line takes the rest of its small enclosing element with it (the URL an
     injected paragraph sends the agent to, in a ``code`` or link beside it). Roles, refs and
     structure are kept."""
-    lines = snapshot.splitlines()
+    lines = snapshot.split("\n")
     payloads = [_payload(line) for line in lines]
+    hot = _hot_lines(snapshot)
     flagged: dict[int, tuple[str, ...]] = {}
-    seen: dict[str, tuple[str, ...]] = {}
+    seen: dict[tuple[str, bool], tuple[str, ...]] = {}
     for i, (text, _) in enumerate(payloads):
-        kinds = seen.get(text)
+        key = (text, i in hot)
+        kinds = seen.get(key)
         if kinds is None:
-            kinds = seen[text] = _verdict(text)
+            kinds = seen[key] = _verdict(text, hot=i in hot)
         if kinds:
             flagged[i] = kinds
     previous = None
@@ -308,7 +326,7 @@ def strip_instructions(snapshot: str) -> tuple[str, Removed]:
         if not text:
             continue
         if previous is not None and previous not in flagged and i not in flagged:
-            kinds = _verdict(f"{payloads[previous][0]} {text}")
+            kinds = _verdict(f"{payloads[previous][0]} {text}", hot=previous in hot or i in hot)
             if kinds:
                 flagged[previous] = flagged[i] = kinds
         previous = i
