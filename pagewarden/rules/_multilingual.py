@@ -100,6 +100,19 @@ def _tags_of(token: str) -> frozenset[tuple[str, str]]:
     return frozenset(tags)
 
 
+@lru_cache(maxsize=65536)
+def _phrases_from(token: str) -> tuple[tuple[tuple[tuple[str, bool], ...], tuple[str, str]], ...]:
+    """The lexicon's word sequences that may start with `token`."""
+    lex = lexicon()
+    key = match_key(token)
+    found = list(lex.phrases.get(key, ()))
+    for length in lex.phrase_stem_lengths:
+        if length > len(key):
+            break
+        found += lex.phrase_stems.get(key[:length], ())
+    return tuple(found)
+
+
 def _substring_hits(run: str, start: int) -> list[Hit]:
     """Lexicon substrings of a run of Chinese or Japanese characters."""
     lex = lexicon()
@@ -117,8 +130,6 @@ def _substring_hits(run: str, start: int) -> list[Hit]:
 def concept_hits(text: str) -> tuple[Hit, ...]:
     """Every lexicon word in `text` (already folded by `_normalise.fold`), in text order;
     function words have the concept ``function``."""
-    lex = lexicon()
-    phrases = lex.phrases
     tokens = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
     hits: list[Hit] = []
     for i, (start, end, token) in enumerate(tokens):
@@ -129,12 +140,7 @@ def concept_hits(text: str) -> tuple[Hit, ...]:
         tags = _tags_of(token)
         if tags:
             hits += [Hit(lang, c, start, end) for lang, c in tags]
-        key = match_key(token)
-        candidates = phrases.get(key, [])
-        for length in lex.phrase_stem_lengths:
-            if length > len(key):
-                break
-            candidates = candidates + lex.phrase_stems.get(key[:length], [])
+        candidates = _phrases_from(token)
         for words, (lang, concept) in candidates:
             n = len(words)
             if i + n > len(tokens):
