@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from browsergym.core.action.highlevel import HighLevelActionSet
 from browsergym.core.env import BrowserEnv
 from rich.console import Console
 from rich.table import Table
@@ -53,9 +54,10 @@ def run(iterations: int, proxy: bool) -> dict[str, Any]:
     with desk_site() as site:
         url = site.url("shop.test", "/")
         host_map = {"*.test": site.port}
-        raw = BrowserEnv(task_entrypoint=DeskTask, task_kwargs={"url": url}, headless=True)
+        mapping = HighLevelActionSet(retry_with_force=True).to_python_code  # the same in both
+        raw = BrowserEnv(task_entrypoint=DeskTask, task_kwargs={"url": url}, action_mapping=mapping)
         guarded = GuardedBrowserEnv(
-            BrowserEnv(task_entrypoint=DeskTask, task_kwargs={"url": url}, headless=True),
+            BrowserEnv(task_entrypoint=DeskTask, task_kwargs={"url": url}, action_mapping=mapping),
             policies=PolicySet.from_dict(POLICIES), host_map=host_map, proxy=proxy,
         )
         try:

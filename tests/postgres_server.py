@@ -55,7 +55,10 @@ class PostgresServer:
         self.max_connections = max_connections
         self.password = secrets.token_urlsafe(18)
         self.port = 0
-        self.dir = Path(tempfile.mkdtemp(prefix="pagewarden-pg-"))
+        base = Path(tempfile.gettempdir())
+        if os.geteuid() == 0 and not all(os.stat(p).st_mode & 0o001 for p in (base, *base.parents)):
+            base = Path("/tmp")  # the server's user must be able to reach its directory
+        self.dir = Path(tempfile.mkdtemp(prefix="pagewarden-pg-", dir=base))
         self.process: subprocess.Popen[bytes] | None = None
         self._run_as: str | None = None
         if os.geteuid() == 0:

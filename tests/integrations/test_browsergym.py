@@ -42,7 +42,8 @@ def fresh(desk: LocalSite) -> LocalSite:
 
 
 def _env(site: LocalSite, subsets: tuple[str, ...] = ("chat", "infeas", "bid", "nav", "tab")) -> BrowserEnv:
-    actions = HighLevelActionSet(subsets=list(subsets))
+    # BrowserGym's actions time out after 500 ms; on a loaded machine they retry with force
+    actions = HighLevelActionSet(subsets=list(subsets), retry_with_force=True)
     return BrowserEnv(
         task_entrypoint=DeskTask, task_kwargs={"url": site.url("shop.test", "/")}, headless=True,
         action_mapping=actions.to_python_code,

@@ -177,5 +177,15 @@ def test_cli_store_commands(tmp_path: Path, store_target: str) -> None:
     assert by_option.output == changes.output
     by_env = runner.invoke(main, ["policies", "store", "changes"], env={"PAGEWARDEN_STORE": db})
     assert by_env.output == changes.output
+    # with other arguments: the store given by --store goes before them, wherever it is written
+    shown_by_option = runner.invoke(main, ["policies", "store", "show", "HANDBOOK-002", "--store", db])
+    assert shown_by_option.exit_code == 0 and shown_by_option.output == shown.output
+    env = {"PAGEWARDEN_STORE": db}
+    shown_by_env = runner.invoke(main, ["policies", "store", "show", "HANDBOOK-002"], env=env)
+    assert shown_by_env.exit_code == 0 and shown_by_env.output == shown.output
+    again = runner.invoke(main, ["policies", "store", "import", "--store", db, str(exported)])
+    assert again.exit_code == 0 and "imported 1 policies (change 4)" in again.output  # the deleted one
+    twice = runner.invoke(main, ["policies", "store", "list", "--store", db, "--store", db])
+    assert twice.exit_code == 2 and "--store once" in twice.output
     neither = runner.invoke(main, ["policies", "store", "changes"], env={"PAGEWARDEN_STORE": ""})
     assert neither.exit_code == 2 and "Missing argument 'DB'" in neither.output
