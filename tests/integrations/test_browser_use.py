@@ -197,3 +197,33 @@ def test_the_example_runs() -> None:
     assert "refused: ActionBlocked: goto 'http://evil.test/" in done.stdout
     assert "task done: True success: True" in done.stdout
     assert "requests to evil.test: 0" in done.stdout
+
+
+async def test_an_action_the_guard_cannot_judge_does_not_run() -> None:
+    """Fail closed: the judgement fails (here the guard itself raises), so the action is
+    refused and browser-use's own action is never called."""
+    guard = Guard(goal="anything")
+
+    async def broken(step: Any) -> Any:
+        raise RuntimeError("judge down")
+
+    guard.aassess = broken  # type: ignore[method-assign]
+    tools = GuardedTools(guard)
+    ran: list[Any] = []
+
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        ran.append(args)
+
+    tools.registry.execute_action = run  # type: ignore[method-assign]
+
+    class Session:
+        async def get_current_page_url(self) -> str:
+            return "http://shop.test/"
+
+        async def get_current_page_title(self) -> str:
+            return "Shop"
+
+    model = tools.registry.create_action_model()
+    result = await tools.act(model(navigate={"url": "http://shop.test/next"}), Session())
+    assert result.error and result.error.startswith("ActionBlocked: pagewarden could not judge navigate")
+    assert ran == []

@@ -60,7 +60,8 @@ class GuardedTools(Tools):
         self._secrets = SecretValues(guard)
 
     def on_step(self, state: Any, model_output: Any, step: int) -> None:
-        """browser-use's new-step callback: the model's stated reasoning for this step."""
+        """browser-use's new-step callback: the model's stated reasoning for this step's
+        actions (until the next step)."""
         parts = [getattr(model_output, name, None) for name in ("thinking", "next_goal")]
         text = " ".join(p for p in parts if isinstance(p, str) and p.strip())
         self._reasoning = text or None
@@ -71,9 +72,12 @@ class GuardedTools(Tools):
         for name, params in action.model_dump(exclude_unset=True).items():
             if params is None:
                 continue
-            refusal = await self._judge(
-                name, params if isinstance(params, dict) else {}, browser_session, names
-            )
+            try:
+                refusal = await self._judge(
+                    name, params if isinstance(params, dict) else {}, browser_session, names
+                )
+            except Exception as exc:  # noqa: BLE001 - never crash the agent: fail closed
+                refusal = f"ActionBlocked: pagewarden could not judge {name} ({type(exc).__name__}): not run"
             if refusal is not None:
                 return ActionResult(error=refusal)
             break  # browser-use runs the first action of the model only
@@ -110,7 +114,7 @@ class GuardedTools(Tools):
             value=_value(name, params, secrets or {}),
         )
         observation = Observation(url=url, title=title, target=target)
-        reasoning, self._reasoning = self._reasoning, None
+        reasoning = self._reasoning  # the step's, for each of its actions
         guard = self.guard
         step = guard.make_step(action, observation, reasoning)
         verdict = await guard.aassess(step)

@@ -198,3 +198,31 @@ def test_references_filed_elsewhere_reach_this_guard(store: PolicyStore, store_t
         time.sleep(0.1)
     assert "Decision: BLOCK" in guard.policies.get("ORG-ADMIN").references[0].text
     guard.close()
+
+
+def test_close_says_what_it_could_not_write(tmp_path: Path) -> None:
+    db = tmp_path / "slow.db"
+    with PolicyStore(db) as setup:
+        setup.put([ADMIN])
+    store = PolicyStore(db, busy_timeout=20)
+    filer = ReferenceFiler(store)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock for a while
+    try:
+        from pagewarden.steps import GuardEvent
+
+        record = {"step": {"action": {"kind": "goto", "value": "https://app.test/admin"}},
+                  "verdict": {"decision": "block", "violated_policy_ids": ["ORG-ADMIN"]}}  # fmt: skip
+        filer(GuardEvent("step", "s1", record))
+        started = time.monotonic()
+        filer.close(timeout=0.5)
+        assert time.monotonic() - started < 5
+        assert filer.unwritten == 1 and filer.filed == 0  # counted and logged, not silently lost
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    deadline = time.monotonic() + 20  # the worker goes on while the process lives
+    while filer.filed == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert filer.filed == 1 and len(store.get("ORG-ADMIN").references) == 1
+    store.close()
