@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pagewarden.rules._multilingual import WEIGHTS, foreign_sentence, multilingual_families
-from pagewarden.rules._normalise import fold, fold_with_evasion
+from pagewarden.rules._normalise import fold, fold_with_evasion, match_key
 
 __all__ = [
     "INSTRUCTION_THRESHOLD",
@@ -338,10 +338,31 @@ def _stem(token: str) -> str:
     return token
 
 
+_WORD = re.compile(r"[^\W_]+")
+_WIDE_RUN = re.compile("([\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]+)")
+
+
+def _words(folded: str) -> list[str]:
+    """Words of a lower-cased text that is not plain ASCII: accents removed (`match_key`), and
+    runs of Chinese, Japanese or Korean, which have no spaces, as pairs of characters."""
+    from pagewarden.rules._lexicon import lexicon
+
+    other_stopwords = lexicon().function_words
+    out: list[str] = []
+    for word in _WORD.findall(folded):
+        for i, part in enumerate(_WIDE_RUN.split(word)):
+            if i % 2:  # a wide run
+                out += [part[j : j + 2] for j in range(max(1, len(part) - 1))]
+            elif part and (part.isascii() or (key := match_key(part)) not in other_stopwords):
+                out.append(part if part.isascii() else key)
+    return out
+
+
 @lru_cache(maxsize=4096)
 def significant_tokens(text: str) -> frozenset[str]:
-    """Lower-cased, lightly stemmed content words of `text`."""
-    words = _TOKEN.findall(_fold(text).lower())
+    """Lower-cased, lightly stemmed content words of `text` (in any script: see `_words`)."""
+    folded = _fold(text).lower()
+    words = _TOKEN.findall(folded) if folded.isascii() else _words(folded)
     return frozenset(_stem(w) for w in words if w not in _STOPWORDS and len(w) >= 2)
 
 

@@ -100,6 +100,19 @@ def _tags_of(token: str) -> frozenset[tuple[str, str]]:
     return frozenset(tags)
 
 
+@lru_cache(maxsize=65536)
+def _phrases_from(token: str) -> tuple[tuple[tuple[tuple[str, bool], ...], tuple[str, str]], ...]:
+    """The lexicon's word sequences that may start with `token`."""
+    lex = lexicon()
+    key = match_key(token)
+    found = list(lex.phrases.get(key, ()))
+    for length in lex.phrase_stem_lengths:
+        if length > len(key):
+            break
+        found += lex.phrase_stems.get(key[:length], ())
+    return tuple(found)
+
+
 def _substring_hits(run: str, start: int) -> list[Hit]:
     """Lexicon substrings of a run of Chinese or Japanese characters."""
     lex = lexicon()
@@ -117,8 +130,6 @@ def _substring_hits(run: str, start: int) -> list[Hit]:
 def concept_hits(text: str) -> tuple[Hit, ...]:
     """Every lexicon word in `text` (already folded by `_normalise.fold`), in text order;
     function words have the concept ``function``."""
-    lex = lexicon()
-    phrases = lex.phrases
     tokens = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text)]
     hits: list[Hit] = []
     for i, (start, end, token) in enumerate(tokens):
@@ -129,12 +140,7 @@ def concept_hits(text: str) -> tuple[Hit, ...]:
         tags = _tags_of(token)
         if tags:
             hits += [Hit(lang, c, start, end) for lang, c in tags]
-        key = match_key(token)
-        candidates = phrases.get(key, [])
-        for length in lex.phrase_stem_lengths:
-            if length > len(key):
-                break
-            candidates = candidates + lex.phrase_stems.get(key[:length], [])
+        candidates = _phrases_from(token)
         for words, (lang, concept) in candidates:
             n = len(words)
             if i + n > len(tokens):
@@ -172,6 +178,7 @@ class _Text:
         self.text = text
         self.hits = concept_hits(text)
         self.ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+        self.sentence_at: dict[int, int] = {}
         self.urls = [m.start() for m in _URL.finditer(text)] if "." in text or "@" in text else []
         self.functions: list[Counter[str]] = [Counter() for _ in range(len(self.ends) + 1)]
         self.function_hits = [h for h in self.hits if h.concept == "function"]
@@ -180,7 +187,10 @@ class _Text:
             self.functions[self.sentence(hit.start)][hit.lang] += 1
 
     def sentence(self, pos: int) -> int:
-        return bisect_right(self.ends, pos)
+        index = self.sentence_at.get(pos)
+        if index is None:
+            index = self.sentence_at[pos] = bisect_right(self.ends, pos)
+        return index
 
     def bounds(self, index: int) -> tuple[int, int]:
         return (self.ends[index - 1] if index > 0 else 0), (
@@ -191,6 +201,8 @@ class _Text:
         """Whether the words around `span` (its sentence, at most 60 characters either side)
         are English: the English checks judge those."""
         index = self.sentence(span[0])
+        if self.functions[index].get("en", 0) < 2:
+            return False
         lo, hi = self.bounds(index)
         lo, hi = max(lo, span[0] - 60), min(hi, span[1] + 60)
         found = self.function_hits[
@@ -220,6 +232,7 @@ class _Sentence:
     """The hits of one language group in one text, with sentence boundaries."""
 
     def __init__(self, analysis: _Text, hits: Iterable[Hit]) -> None:
+        self.analysis = analysis
         self.text = analysis.text
         self.ends = analysis.ends
         self.urls = analysis.urls
@@ -236,7 +249,7 @@ class _Sentence:
         return found[bisect_left(starts, lo) : bisect_right(starts, hi)]
 
     def sentence(self, pos: int) -> int:
-        return bisect_right(self.ends, pos)
+        return self.analysis.sentence(pos)
 
     def start_of(self, pos: int) -> int:
         index = self.sentence(pos)

@@ -261,3 +261,12 @@ async def _supervised(site: LocalSite, tmp_path: Path, console_url: str) -> None
             await browser.close()
     assert not result.isError, text_of(result)
     assert "evaluate result: 42" in text_of(result)
+
+
+async def test_close_then_the_next_call_starts_a_new_browser(site: LocalSite, tmp_path: Path) -> None:
+    async with mcp_session(_options(site, tmp_path)) as (client, server):
+        await _open(client, site)
+        closed = await client.call_tool("browser_close", {})
+        assert not closed.isError and not server.browser.started
+        again = await _open(client, site)
+        assert "- Page Title: Form" in again and server.browser.started

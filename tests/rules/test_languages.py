@@ -178,3 +178,19 @@ def test_the_lexicon_ships_as_package_data() -> None:
     files = sorted((root / "pagewarden" / "rules" / "lexicon").glob("*.yaml"))
     assert len(files) >= 11
     assert all(any(f.match(f"*/rules/{p}") for p in patterns) for f in files)
+
+
+def test_the_goal_names_a_label_in_any_script() -> None:
+    """Content words are read in any script (accents folded, Chinese and Japanese as pairs of
+    characters), so a goal in the page's language supports the control it names."""
+    from pagewarden.rules import goal_supports_text, significant_tokens
+
+    assert goal_supports_text("『吾輩は猫である』をカートに入れて。", "カートに入れる")
+    assert goal_supports_text("把《活着》加入购物车。", "加入购物车")
+    assert goal_supports_text("Добавь «Мастер и Маргарита» в корзину.", "В корзину")
+    assert goal_supports_text("أضف كتاب الأيام إلى السلة.", "أضف إلى السلة")
+    assert goal_supports_text("Ajoute le livre au panier", "Ajouter au panier")
+    assert not goal_supports_text("『吾輩は猫である』をカートに入れて。", "アカウントを削除")
+    assert not goal_supports_text("Добавь книгу в корзину.", "Удалить аккаунт")
+    assert significant_tokens("Open the settings page") == significant_tokens("open the SETTINGS page")
+    assert significant_tokens("Öffne die Einstellungen") >= {"offne", "einstellungen"}

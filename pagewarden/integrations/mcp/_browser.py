@@ -25,10 +25,11 @@ __all__ = ["BrowserSession", "ModalState"]
 class ModalState:
     """A dialog or file chooser that opened while an action ran; the model answers it next."""
 
-    def __init__(self, kind: str, obj: Any, description: str) -> None:
+    def __init__(self, kind: str, obj: Any, name: str, message: str = "") -> None:
         self.kind = kind  # "dialog" | "filechooser"
         self.obj = obj
-        self.description = description
+        self.name = name  # "confirm dialog", "file chooser" …
+        self.message = message  # the page's text (a dialog's message)
 
 
 class BrowserSession:
@@ -120,7 +121,7 @@ class BrowserSession:
 
     def _on_dialog(self, dialog: Any) -> None:
         message = str(dialog.message or "")
-        self.modal = ModalState("dialog", dialog, f"{dialog.type} dialog: {message}")
+        self.modal = ModalState("dialog", dialog, f"{dialog.type} dialog", message)
         self._modal_event.set()
 
     def _on_chooser(self, chooser: Any) -> None:

@@ -127,7 +127,8 @@ class GuardedBrowserServer:
             except ToolFailure as exc:
                 return _error(_clean(str(exc)))
             except Exception as exc:  # noqa: BLE001 - Playwright's errors (timeouts, closed pages …) go to the model
-                first = str(exc).strip().split("\n=========================== logs")[0]
+                # without Playwright's call log, which describes page elements in their own words
+                first = re.split(r"\n(?:Call log:|=+ logs)", str(exc).strip())[0]
                 return _error(_clean(f"{type(exc).__name__}: {first}")[:_MAX_ERROR])
 
     def _refusal(self, exc: GuardError) -> str:
@@ -209,8 +210,9 @@ class GuardedBrowserServer:
         modal = self.browser.modal
         assert modal is not None
         tool = "browser_handle_dialog" if modal.kind == "dialog" else "browser_file_upload"
-        state = PageState(url="", title=modal.description)
-        return f"### Modal state\nA {modal.kind} is open; answer it with {tool}.\n" + fence_page(state)
+        state = PageState(url="", title=modal.message)
+        text = fence_page(state, strip=self.guard is not None)
+        return f"### Modal state\nA {modal.name} is open; answer it with {tool}. Its message:\n" + text
 
     # -- tools -------------------------------------------------------------------------
     async def _browser_navigate(self, args: t.Navigate) -> list[types.ContentBlock]:

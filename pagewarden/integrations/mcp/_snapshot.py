@@ -11,13 +11,15 @@ and the answer says how many passages were removed and why.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
 
 from pagewarden.judge import addresses_judge
 from pagewarden.llm import Fence
-from pagewarden.rules import instruction_signals
+from pagewarden.rules import instruction_signals, trigger_positions
 
 __all__ = ["PageState", "Removed", "fence_page", "strip_instructions"]
 
@@ -33,11 +35,137 @@ _PASSAGE_LINES = 16
 _SMALL_GENERIC = 6
 #: Roles of text blocks: a flagged line inside one takes the block with it.
 _BLOCKS = frozenset(
-    {"paragraph", "listitem", "blockquote", "cell", "gridcell", "caption", "note", "alert", "status",
-     "strong", "emphasis", "link", "mark", "superscript", "subscript", "code", "definition", "term"}
-)  # fmt: skip
-#: A page naming the agent's own tools is speaking to the agent (no page has another reason to).
+    {
+        "paragraph",
+        "listitem",
+        "blockquote",
+        "cell",
+        "gridcell",
+        "caption",
+        "note",
+        "alert",
+        "status",
+        "strong",
+        "emphasis",
+        "link",
+        "mark",
+        "superscript",
+        "subscript",
+        "code",
+        "definition",
+        "term",
+    }
+)
+# Words the detectors' patterns need (rules/_instructions.py's families, judge/_steering.py's
+# guard-addressing patterns), as word starts: `_may_order` skips the detectors on a text with
+# none of them. tests/integrations/test_mcp_hostile.py checks it against the detectors' own
+# injection lists.
+_JOINERS = re.compile(r"(?<=\w)[-+_](?=\w)")
+_TOKENS = re.compile(r"[a-z0-9]+(?:\.[a-z0-9]+)*\.?")
+_STRONG_STARTS = (
+    "ignor",
+    "disregard",
+    "forget",
+    "overrid",
+    "bypass",
+    "skip",
+    "processing",
+    "objective",
+    "instruct",
+    "system",
+    "assistant",
+    "agent",
+    "model",
+    "copilot",
+    "chatbot",
+    "llm",
+    "gpt",
+    "judge",
+    "guard",
+    "checker",
+    "monitor",
+    "pagewarden",
+    "safety",
+    "security",
+    "untrusted",
+    "violat",
+    "explanation",
+    "policy",
+    "approv",
+    "verified",
+    "whitelist",
+    "allow",
+    "authori",
+    "cleared",
+    "confirmed",
+    "permitted",
+    "compliant",
+    "safe",
+    "benign",
+    "harmless",
+    "report",
+    "classify",
+    "answer",
+    "respond",
+    "output",
+    "tell",
+    "inform",
+    "complete",
+    "finish",
+    "accomplish",
+    "fulfil",
+    "continue",
+    "moved",
+    "must",
+    "required",
+    "before",
+    "task",
+    "goal",
+    "mission",
+    "prompt",
+    "request",
+    "asked",
+    "told",
+    "assigned",
+    "ai",
+    "a.i",
+    "bot",
+)
+_STRONG_PHRASES = (" you are now ", " have to ", " need to ", " chat bot", " mark ")
+#: (family, word starts, phrases); a "shared" word belongs to two families and counts twice
+_WEAK = (
+    ("shared", ("send", "post", "paste", "answer", "respond", "add"), ()),
+    ("dictation", ("type", "write", "reply", "comment", "enter"), ()),
+    ("phishing", ("session", "again", "verify", "authenticat", "reauthenticat", "account"), ()),
+    (
+        "urgency",
+        ("urgent", "critical", "attention", "important", "warning", "alert", "immediately", "asap"),
+        (" it is ", " right now "),
+    ),
+    ("act_on_link", ("click", "visit", "navigate", "open", "follow", "tap"), (" go to ",)),
+    ("obligation", ("should",), ()),
+    (
+        "credentials",
+        (
+            "pass",
+            "credential",
+            "token",
+            "key",
+            "secret",
+            "card",
+            "cvv",
+            "login",
+            "otp",
+            "2fa",
+            "create",
+            "generate",
+        ),
+        (" one time ",),
+    ),
+    ("exfiltrate", ("forward", "upload", "copy", "email", "leak", "transmit", "include", "append"), ()),
+)
 _INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\u00ad]")
+#: A page naming the agent's own tools is speaking to the agent (no page has another reason to).
 _TOOL_NAME = re.compile(r"\b(?:set_goal|browser_[a-z_]+)\b", re.IGNORECASE)
 
 
@@ -80,13 +208,34 @@ def _payload(line: str) -> tuple[str, re.Match[str] | None]:
     return " ".join(p for p in parts if p), match
 
 
-def _verdict(text: str) -> tuple[str, ...]:
-    """The detectors' families when `text` gives orders to an agent or the guard; empty: it does not."""
+def _may_order(folded: str) -> bool:
+    """A cheap necessary condition for the detectors to fire on `folded` (NFKC, lower case):
+    a word that a strong detector family or the guard-addressing detector needs, or words of two
+    weak families (no weak family reaches the threshold alone). Most lines of a page (labels,
+    names, dates, numbers) have none, and skip the detectors' regexes."""
+    tokens = _TOKENS.findall(_JOINERS.sub(" ", folded))
+    padded = f" {' '.join(tokens)} "
+    if any(token.startswith(_STRONG_STARTS) for token in tokens) or any(p in padded for p in _STRONG_PHRASES):
+        return True
+    count = 0
+    for family, starts, phrases in _WEAK:
+        if any(token.startswith(starts) for token in tokens) or any(p in padded for p in phrases):
+            count += 2 if family == "shared" else 1
+            if count >= 2:
+                return True
+    return False
+
+
+def _verdict(text: str, *, hot: bool = True) -> tuple[str, ...]:
+    """The detectors' families when `text` gives orders to an agent or the guard; empty: it does
+    not. `hot`: the multilingual checks found a trigger in it (then no English pre-check)."""
     folded = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     if _TOOL_NAME.search(folded):
         return ("names_agent_tool",)
     if len(text) < _MIN_CHARS:
         return ()
+    if not hot and folded.isascii() and not _may_order(folded.lower()):
+        return ()  # the English pre-check: only for text the multilingual checks have no word in
     signals = instruction_signals(text)
     if signals.instruction_like:
         return signals.families
@@ -142,6 +291,17 @@ def _passage(lines: list[str], i: int) -> range:
     return own
 
 
+def _hot_lines(snapshot: str) -> set[int]:
+    """Lines where the multilingual checks' triggers stand (other languages, hidden characters,
+    mixed scripts): the English pre-check of `_may_order` does not apply to them."""
+    lower = snapshot.lower()
+    positions = trigger_positions(lower)
+    if not positions:
+        return set()
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in lower.split("\n"))]
+    return {bisect.bisect_right(starts, pos) - 1 for pos in positions}
+
+
 def strip_instructions(snapshot: str) -> tuple[str, Removed]:
     """`snapshot` (an aria snapshot, ``ai`` mode) with the text of each passage that the rules
     tier's instruction detectors (or the judge's guard-addressing detector) flag replaced by a
@@ -149,11 +309,16 @@ def strip_instructions(snapshot: str) -> tuple[str, Removed]:
     and a flagged line takes the rest of its small enclosing element with it (the URL an
     injected paragraph sends the agent to, in a ``code`` or link beside it). Roles, refs and
     structure are kept."""
-    lines = snapshot.splitlines()
+    lines = snapshot.split("\n")
     payloads = [_payload(line) for line in lines]
+    hot = _hot_lines(snapshot)
     flagged: dict[int, tuple[str, ...]] = {}
+    seen: dict[tuple[str, bool], tuple[str, ...]] = {}
     for i, (text, _) in enumerate(payloads):
-        kinds = _verdict(text)
+        key = (text, i in hot)
+        kinds = seen.get(key)
+        if kinds is None:
+            kinds = seen[key] = _verdict(text, hot=i in hot)
         if kinds:
             flagged[i] = kinds
     previous = None
@@ -161,7 +326,7 @@ def strip_instructions(snapshot: str) -> tuple[str, Removed]:
         if not text:
             continue
         if previous is not None and previous not in flagged and i not in flagged:
-            kinds = _verdict(f"{payloads[previous][0]} {text}")
+            kinds = _verdict(f"{payloads[previous][0]} {text}", hot=previous in hot or i in hot)
             if kinds:
                 flagged[previous] = flagged[i] = kinds
         previous = i
@@ -189,22 +354,40 @@ class PageState:
     tabs: tuple[tuple[int, bool, str, str], ...] = ()  # (index, current, title, url)
 
 
+def _strip_text(text: str, removed: list[tuple[str, ...]]) -> str:
+    """`text` (a title, a dialog's message), or the marker when the detectors flag it."""
+    kinds = _verdict(text) if text else ()
+    if kinds:
+        removed.append(kinds)
+        return REMOVED
+    return text
+
+
 def fence_page(state: PageState, *, strip: bool = True) -> str:
     """The page state as untrusted data: a one-line warning naming this answer's fence token,
-    the fenced data, and (when text was removed) a line saying so."""
+    the fenced data, and (when text was removed) a line saying so. Titles (the page's, the
+    tabs', a dialog's message) are judged like snapshot lines."""
     snapshot, removed = (
         strip_instructions(state.snapshot) if strip and state.snapshot else (state.snapshot, Removed())
     )
+    texts: list[tuple[str, ...]] = []
+    title = _strip_text(state.title, texts) if strip else state.title
     parts = []
     if len(state.tabs) > 1:
         parts.append("- Open tabs:")
-        for index, current, title, url in state.tabs:
-            parts.append(f"  - {index}:{' (current)' if current else ''} [{title}]({url})")
-    parts.append(f"- Page URL: {state.url}")
-    parts.append(f"- Page Title: {state.title}")
+        for index, current, tab_title, url in state.tabs:
+            other = _strip_text(tab_title, texts) if strip and not current else tab_title
+            shown = title if current else other
+            parts.append(f"  - {index}:{' (current)' if current else ''} [{shown}]({url})")
+    if state.url:
+        parts.append(f"- Page URL: {state.url}")
+    parts.append(f"- Page Title: {title}")
     if snapshot is not None:
         parts.append("- Page Snapshot:")
         parts.append(snapshot)
+    if texts:
+        kinds = tuple(sorted({*removed.kinds, *(k for found in texts for k in found)}))
+        removed = Removed(removed.passages + len(texts), kinds)
     data = "\n".join(parts)
     fence = Fence.around(data)
     begin = f"<<<BEGIN UNTRUSTED PAGE {fence.token}>>>"
