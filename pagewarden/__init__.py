@@ -1,7 +1,7 @@
 """pagewarden: a safety guard between browser agents and the browser.
 
 This package is the composition root: it plugs the adapters (the Playwright page wrappers,
-the console) into the decision core, which imports neither (see the layer map in the
+the console, the OpenTelemetry export) into the decision core, which imports neither (see the layer map in the
 architecture docs)."""
 
 from pagewarden._launch import launch
@@ -33,10 +33,11 @@ from pagewarden.observe import ElementFacts, FormFacts, FormField, Observation, 
 from pagewarden.policies import Policy, PolicyError, PolicySet
 from pagewarden.policies.store import PolicyStore
 from pagewarden.secrets import Secret
+from pagewarden.telemetry import attach as _attach_telemetry
 from pagewarden.trace import configure_logging, read_trace
 from pagewarden.worldmodel import Prediction
 
-_plug_adapters(wrap_page=_wrap_page, attach_console=_attach_console)
+_plug_adapters(wrap_page=_wrap_page, attach_console=_attach_console, attach_telemetry=_attach_telemetry)
 
 __all__ = [
     "Action",

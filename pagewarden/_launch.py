@@ -15,7 +15,14 @@ from typing import Any
 from pagewarden._browser import chromium_launch_options
 from pagewarden.guard import Guard
 
-__all__ = ["launch", "launch_sync", "per_context_proxy_launch_options", "proxied_context_options"]
+__all__ = [
+    "browser_context",
+    "browser_options",
+    "launch",
+    "launch_sync",
+    "per_context_proxy_launch_options",
+    "proxied_context_options",
+]
 
 #: The browser-wide proxy of a browser whose contexts each have their own proxy (Playwright
 #: needs one at launch for per-context proxies; nothing ever reaches it).
@@ -179,6 +186,23 @@ def proxied_context_options(
     return result
 
 
+def browser_options(
+    active: Guard,
+    *,
+    network: Any = None,
+    headless: bool = True,
+    host_map: dict[str, int] | None = None,
+    browser_args: tuple[str, ...] = (),
+    context_options: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``chromium.launch`` and ``browser.new_context`` keyword arguments `launch` uses for
+    `active` (with `network`, its started session proxy, or None): for a framework that
+    launches the browser itself (`pagewarden.integrations`)."""
+    args = _gate_args(active, network, tuple(browser_args))
+    launch_options = _launch_options(headless, host_map, args, network)
+    return launch_options, _through(network, _context_options(context_options, active))
+
+
 def _network(active: Guard, proxy: Any, host_map: dict[str, int] | None, proxy_options: Any) -> Any:
     """The session's proxy (not started), or None without ``proxy=``."""
     if not proxy:
@@ -192,6 +216,66 @@ def _friendly(exc: Exception) -> Exception:
     if "Executable doesn't exist" in str(exc) or "executable" in str(exc).lower():
         return RuntimeError(_NO_BROWSER)
     return exc
+
+
+@asynccontextmanager
+async def browser_context(
+    active: Guard,
+    *,
+    headless: bool = True,
+    host_map: dict[str, int] | None = None,
+    browser_args: tuple[str, ...] = (),
+    context_options: Mapping[str, Any] | None = None,
+    proxy: bool = False,
+    proxy_options: Mapping[str, Any] | None = None,
+    user_data_dir: str | Path | None = None,
+    executable_path: str | Path | None = None,
+    channel: str | None = None,
+) -> AsyncIterator[Any]:
+    """Chromium for `active`, wired as `launch` wires it, and yield its (raw, unwrapped)
+    browser context; the browser and the network layer stop on exit, the guard stays open.
+
+    With ``proxy=True`` the session's proxy is started and checked first (see `launch`).
+    `user_data_dir`: a persistent profile (Playwright's ``launch_persistent_context``) instead
+    of a fresh in-memory context; `executable_path` / `channel` choose another Chromium build.
+    """
+    from playwright.async_api import Error, async_playwright
+
+    network = _network(active, proxy, host_map, proxy_options)
+    try:
+        if network is not None:
+            from pagewarden.proxy import verify_enforcing
+
+            await network.start_async()
+            await asyncio.to_thread(verify_enforcing, network)
+        async with AsyncExitStack() as stack:
+            with _driver_trusts_ca(network):  # the driver's environment is read at its start
+                playwright = await stack.enter_async_context(async_playwright())
+            options, context_kwargs = browser_options(
+                active, network=network, headless=headless, host_map=host_map,
+                browser_args=browser_args, context_options=context_options,
+            )  # fmt: skip
+            if executable_path is not None:
+                options["executable_path"] = str(executable_path)
+            if channel is not None:
+                options.pop("executable_path", None)
+                options["channel"] = channel
+            try:
+                if user_data_dir is not None:
+                    context = await playwright.chromium.launch_persistent_context(
+                        str(user_data_dir), **options, **context_kwargs
+                    )
+                    stack.push_async_callback(context.close)
+                else:
+                    browser = await playwright.chromium.launch(**options)
+                    stack.push_async_callback(browser.close)
+                    context = await browser.new_context(**context_kwargs)
+            except Error as exc:
+                raise _friendly(exc) from exc
+            yield context
+    finally:
+        if network is not None:
+            network.stop()
 
 
 @asynccontextmanager
@@ -225,8 +309,6 @@ async def launch(
     `console`: ``True`` serves a supervision console on this event loop for the run (its URL
     is printed on stderr), or pass a running `pagewarden.console.Console` or a console's URL.
     """
-    from playwright.async_api import Error, async_playwright
-
     own_console = None
     if console is True:
         from pagewarden.console import Console
@@ -234,31 +316,13 @@ async def launch(
         console = own_console = await Console().start_async()
         _announce(own_console)
     active = _guard(guard, trace_dir, guard_options, console)
-    network = _network(active, proxy, host_map, proxy_options)
     try:
-        if network is not None:
-            from pagewarden.proxy import verify_enforcing
-
-            await network.start_async()
-            await asyncio.to_thread(verify_enforcing, network)
-        async with AsyncExitStack() as stack:
-            with _driver_trusts_ca(network):  # the driver's environment is read at its start
-                playwright = await stack.enter_async_context(async_playwright())
-            try:
-                args = _gate_args(active, network, tuple(browser_args))
-                options = _launch_options(headless, host_map, args, network)
-                browser = await playwright.chromium.launch(**options)
-            except Error as exc:
-                raise _friendly(exc) from exc
-            try:
-                options = _through(network, _context_options(context_options, active))
-                context = await browser.new_context(**options)
-                yield active.wrap(await context.new_page())
-            finally:
-                await browser.close()
+        async with browser_context(
+            active, headless=headless, host_map=host_map, browser_args=browser_args,
+            context_options=context_options, proxy=proxy, proxy_options=proxy_options,
+        ) as context:  # fmt: skip
+            yield active.wrap(await context.new_page())
     finally:
-        if network is not None:
-            network.stop()
         active.close()
         if own_console is not None:
             await own_console.aclose()

@@ -14,6 +14,8 @@ would give, and the endpoint can misbehave on demand. Every request is recorded.
 Rules are tried in the order they were added; the first that matches and has uses left
 answers. A list of replies is given one after the other (the last one repeats). With no
 matching rule the server answers `default`, or HTTP 400 "no scripted reply" if none is set.
+`Reply.computed(fn)` answers what `fn(request)` returns (a scripted agent that reads the
+page from the prompt).
 Faults: `Reply.slow`, `Reply.hang_forever`, `Reply.error` (5xx), `Reply.rate_limited` (429 with
 Retry-After), `Reply.text` (non-JSON), `Reply.truncated_json`, `Reply.empty_choices`,
 `Reply.refused`, `Reply.dropped`; `ScriptedLLM.refused_url()` is a URL where nothing
@@ -85,11 +87,19 @@ class Reply:
     finish_reason: str = "stop"
     raw_body: str | None = None  # sent as-is instead of a completion (a broken server)
     usage: bool = True  # report token usage
+    #: computes the content from the request (a str as is, anything else as JSON)
+    compute: Callable[[ScriptedRequest], Any] | None = None
 
     @classmethod
     def json(cls, data: Any, **kwargs: Any) -> Reply:
         """An answer whose content is `data` as JSON."""
         return cls(json.dumps(data), **kwargs)
+
+    @classmethod
+    def computed(cls, compute: Callable[[ScriptedRequest], Any], **kwargs: Any) -> Reply:
+        """An answer computed from the request when it arrives (an agent's next action that
+        depends on what the page shows): a string is the content, anything else JSON."""
+        return cls(None, compute=compute, **kwargs)
 
     @classmethod
     def text(cls, text: str, **kwargs: Any) -> Reply:
@@ -334,6 +344,14 @@ class ScriptedLLM:
             handler._send(reply.status, reply.raw_body, reply.headers)
             return
         content = reply.content
+        if reply.compute is not None:
+            try:
+                computed = reply.compute(request)
+            except Exception as exc:  # noqa: BLE001 - the script's error, as a server error
+                message = f"ScriptedLLM: {type(exc).__name__}: {exc}"
+                handler._send(500, json.dumps({"error": {"message": message}}))
+                return
+            content = computed if isinstance(computed, str) else json.dumps(computed)
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if reply.refusal is not None:
             message["refusal"] = reply.refusal

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import warnings
 from collections.abc import AsyncIterator, Iterator
@@ -14,6 +15,7 @@ from pagewarden._browser import chromium_launch_options
 from pagewarden.testing import LocalSite
 from pagewarden.trace import global_secrets
 from tests.artefacts import artefacts, leaks
+from tests.postgres_server import PostgresServer
 
 PAGES = Path(__file__).parent / "pages"
 
@@ -111,3 +113,44 @@ async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
 @pytest.fixture
 async def page(context: BrowserContext) -> Page:
     return await context.new_page()
+
+
+# -- the policy store's backends -----------------------------------------------------------------
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One real PostgreSQL server for the session (started on first use, removed at the end);
+    its password is a registered secret, so no artefact may hold it in clear."""
+    server = PostgresServer()
+    try:
+        server.start()
+        global_secrets().add(server.password, label="postgres-password", enforce=False)
+        yield server
+    finally:
+        server.stop()
+
+
+_databases = itertools.count(1)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """The URL of a new, empty database on the session's server."""
+    return postgres_server.create_database(f"test_{os.getpid()}_{next(_databases)}")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a new policy store goes, once per backend: a SQLite file, a PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "policies.db")
+    return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def another_store_target(store_target: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A second new store of the same backend as `store_target`."""
+    if store_target.startswith("postgresql://"):
+        return request.getfixturevalue("postgres_server").create_database(
+            f"test_{os.getpid()}_{next(_databases)}"
+        )
+    return str(tmp_path / "another.db")

@@ -9,6 +9,7 @@ from pagewarden.cli import (  # noqa: F401 - imported to register their commands
     _check,
     _demo,
     _eval,
+    _mcp,
     _policies,
     _policy_agent,
     _proxy,

@@ -88,31 +88,93 @@ def demo(
     sys.exit(result.exit_code)
 
 
-
 # -- supervision console ----------------------------------------------------------------------
 @main.command("console")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback).")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. Beyond loopback only with --tls-cert/--tls-key or --behind-proxy.",
+)
 @click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on (0: any free).")
 @click.option(
     "--approval-timeout", default=120.0, show_default=True, type=float, help="Seconds to answer an ASK."
 )
-def console_command(host: str, port: int, approval_timeout: float) -> None:
-    """Serve the supervision console for guarded sessions in other processes.
+@click.option(
+    "--tls-cert",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="PEM certificate (chain) to serve HTTPS with.",
+)
+@click.option(
+    "--tls-key", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="PEM key of --tls-cert."
+)
+@click.option(
+    "--behind-proxy",
+    is_flag=True,
+    help="A reverse proxy in front terminates TLS: listen beyond loopback without TLS of its own "
+    "(needs --public-url).",
+)
+@click.option(
+    "--public-url",
+    metavar="URL",
+    help="The address people and guards use (https://console.example.com); other Host names "
+    "are refused. Needed behind a proxy and on 0.0.0.0.",
+)
+def console_command(
+    host: str,
+    port: int,
+    approval_timeout: float,
+    tls_cert: Path | None,
+    tls_key: Path | None,
+    behind_proxy: bool,
+    public_url: str | None,
+) -> None:
+    """Serve the supervision console for guarded sessions in other processes or machines.
 
-    Prints the console's URL (with its token) and a read-only link. A guard attaches with
-    Guard(console=URL). PAGEWARDEN_CONSOLE_TOKEN sets the token instead of a random one.
+    Prints the console's URL (with its token), a read-only link and a guard link (attaching
+    guards only). A guard attaches with Guard(console=URL). PAGEWARDEN_CONSOLE_TOKEN,
+    PAGEWARDEN_CONSOLE_READ_ONLY_TOKEN and PAGEWARDEN_CONSOLE_GUARD_TOKEN set the tokens
+    instead of random ones; tokens set so are not printed.
     """
     from pagewarden.console import Console
 
-    token = os.environ.get("PAGEWARDEN_CONSOLE_TOKEN")
-    console = Console(host=host, port=port, approval_timeout=approval_timeout, token=token)
+    variables = {
+        "full": "PAGEWARDEN_CONSOLE_TOKEN",
+        "read_only": "PAGEWARDEN_CONSOLE_READ_ONLY_TOKEN",
+        "guard": "PAGEWARDEN_CONSOLE_GUARD_TOKEN",
+    }
+    tokens = {name: os.environ.get(variable) or None for name, variable in variables.items()}
+    try:
+        console = Console(
+            host=host,
+            port=port,
+            approval_timeout=approval_timeout,
+            token=tokens["full"],
+            read_only_token=tokens["read_only"],
+            guard_token=tokens["guard"],
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            behind_proxy=behind_proxy,
+            public_url=public_url,
+        )
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    # a token the operator set is not written out beyond loopback (the output may be a log);
+    # on loopback the full URL is printed as before (it is what a person opens)
+    hide = not console.access.loopback or behind_proxy
+
+    def link(url: str, name: str) -> str:
+        return url.split("?token=")[0] + f"?token=${variables[name]}" if hide and tokens[name] else url
 
     def announce(running: Console) -> None:
-        click.echo(f"pagewarden console: {running.url}")
-        click.echo(f"read-only link:     {running.read_only_url}")
-        click.echo("Attach a guard with Guard(console=URL). Ctrl+C stops.")
+        click.echo(f"pagewarden console: {link(running.url, 'full')}")
+        click.echo(f"read-only link:     {link(running.read_only_url, 'read_only')}")
+        click.echo(f"guard link:         {link(running.guard_url, 'guard')}")
+        click.echo("Attach a guard with Guard(console=GUARD LINK). Ctrl+C stops.")
 
     try:
         console.serve_forever(announce)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None

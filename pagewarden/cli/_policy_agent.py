@@ -5,6 +5,7 @@ Registered on the `policies` group (`pagewarden.cli._policies`); `pagewarden.cli
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -85,8 +86,9 @@ def _print_report(result, out: Path | None) -> None:
     "previous version kept as FILE.rN. Without -o (and --store) the policies go to stdout.",
 )  # fmt: skip
 @click.option(
-    "--store", "store_path", type=click.Path(dir_okay=False, path_type=Path),
-    help="Policy store (SQLite) to merge the policies into, as one versioned change.",
+    "--store", "store_path", metavar="STORE",
+    help="Policy store to merge the policies into, as one versioned change: a SQLite file or a "
+    "postgresql://user:pass@host:port/db URL.",
 )  # fmt: skip
 @click.option("--subject", help='Whom the policies are for (e.g. "web agents acting for employees").')
 @click.option("--org", help="The organisation whose documents these are.")
@@ -97,7 +99,7 @@ def _print_report(result, out: Path | None) -> None:
 def policies_extract(
     sources: tuple[str, ...],
     out: Path | None,
-    store_path: Path | None,
+    store_path: str | None,
     subject: str | None,
     org: str | None,
     offline: bool,
@@ -157,9 +159,10 @@ def policies_extract(
     elif store is not None:
         if result.new:
             change = store.put(result.new, cause="extract", detail=", ".join(sources))
+            where = escape(_where(store))
             err_console.print(
-                f"[green]stored[/green] {len(result.new)} policies in {store_path} (change {change.id})"
-                if change else f"{store_path} unchanged", highlight=False,
+                f"[green]stored[/green] {len(result.new)} policies in {where} (change {change.id})"
+                if change else f"{where} unchanged", highlight=False,
             )  # fmt: skip
         store.close()
     elif result.new:
@@ -172,14 +175,19 @@ def policies_extract(
 
 
 # -- the store ---------------------------------------------------------------------------------
-def _open_store(path: Path, *, must_exist: bool = False):
-    from pagewarden.policies.store import PolicyStore, StoreError
+def _where(store) -> str:
+    """Where a store is, for messages (a URL's password redacted)."""
+    return store.backend.describe()
 
-    if must_exist and not path.exists():
-        err_console.print(f"[red]error[/red] {escape(str(path))}: no such policy store", highlight=False)
+
+def _open_store(target: str | Path, *, must_exist: bool = False):
+    from pagewarden.policies.store import PolicyStore, StoreError, is_postgres_url
+
+    if must_exist and not is_postgres_url(target) and not Path(target).exists():
+        err_console.print(f"[red]error[/red] {escape(str(target))}: no such policy store", highlight=False)
         sys.exit(1)
     try:
-        return PolicyStore(path)
+        return PolicyStore(target)
     except StoreError as exc:
         err_console.print(f"[red]error[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(1)
@@ -195,18 +203,66 @@ def _store_call(function, *args, **kwargs):
         sys.exit(1)
 
 
-_DB = click.argument("db", type=click.Path(dir_okay=False, path_type=Path))
+_DB = click.argument("db", metavar="DB")
+
+
+def _looks_like_store(arg: str) -> bool:
+    from pagewarden.policies.store import is_postgres_url
+
+    return is_postgres_url(arg) or Path(arg).is_file() or arg.endswith((".db", ".sqlite", ".sqlite3"))
+
+
+class _StoreCommand(click.Command):
+    """A store command whose DB may also be given as ``--store STORE`` (anywhere), or taken from
+    ``PAGEWARDEN_STORE`` when the first argument is not a store."""
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        params = super().get_params(ctx)
+        store = click.Option(
+            ["--store"], metavar="STORE", expose_value=False,
+            help="The store, instead of DB: a SQLite file or postgresql://user:pass@host:port/db "
+            "(default: $PAGEWARDEN_STORE, which keeps a password off the command line; so do "
+            "PGPASSWORD and ~/.pgpass).",
+        )  # fmt: skip
+        return [*params[:-1], store, params[-1]]  # before --help
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        rest, given = [], []
+        items = iter(args)
+        for arg in items:
+            if arg == "--store":
+                given.append(next(items, ""))
+            elif arg.startswith("--store="):
+                given.append(arg.split("=", 1)[1])
+            else:
+                rest.append(arg)
+        if len(given) > 1 or (given and not given[0]):
+            raise click.UsageError("give --store once, with a store", ctx)
+        positional = [a for a in rest if not a.startswith("-")]
+        env = os.environ.get("PAGEWARDEN_STORE", "")
+        if given:
+            rest = [given[0], *rest]
+        elif env and "--help" not in rest and not (positional and _looks_like_store(positional[0])):
+            rest = [env, *rest]
+        return super().parse_args(ctx, rest)
 
 
 @policies.group("store")
 def store_group() -> None:
-    """The versioned policy store (SQLite): list, show, history, changes, diff, export, import, delete."""
+    """The versioned policy store (a SQLite file, or PostgreSQL for a fleet): list, show,
+    history, changes, diff, export, import, delete.
+
+    DB is a file path or a postgresql://user:pass@host:port/db URL; it may also be given as
+    --store STORE, or in PAGEWARDEN_STORE (keeping a password off the command line)."""
+
+
+store_group.command_class = _StoreCommand
 
 
 @store_group.command("list")
 @_DB
 @click.option("--json", "as_json", is_flag=True, help="Print the current policies as JSON.")
-def store_list(db: Path, as_json: bool) -> None:
+def store_list(db: str, as_json: bool) -> None:
     """The current policies in DB, with their version and reference count."""
     import json
 
@@ -218,7 +274,8 @@ def store_list(db: Path, as_json: bool) -> None:
         click.echo(json.dumps(policy_set.to_dict(), indent=2, ensure_ascii=False))
         return
     versions = {p.id: len(_store_call(store.history, p.id)) for p in policy_set}
-    table = Table(title=Text(f"{db} — {len(policy_set)} policies, revision {_store_call(store.revision)}"))
+    revision = _store_call(store.revision)
+    table = Table(title=Text(f"{_where(store)} — {len(policy_set)} policies, revision {revision}"))
     for column in ("id", "v", "category", "risk", "refs", "review", "description", "rules"):
         table.add_column(column, overflow="fold")
     for p in policy_set:
@@ -233,7 +290,7 @@ def store_list(db: Path, as_json: bool) -> None:
 @_DB
 @click.argument("policy_id")
 @click.option("--version", "number", type=int, help="Show this version instead of the current one.")
-def store_show(db: Path, policy_id: str, number: int | None) -> None:
+def store_show(db: str, policy_id: str, number: int | None) -> None:
     """One policy (YAML), with its references and provenance."""
     store = _open_store(db, must_exist=True)
     policy = _store_call(store.version, policy_id, number) if number else _store_call(store.get, policy_id)
@@ -250,13 +307,13 @@ def store_show(db: Path, policy_id: str, number: int | None) -> None:
 @store_group.command("history")
 @_DB
 @click.argument("policy_id")
-def store_history(db: Path, policy_id: str) -> None:
+def store_history(db: str, policy_id: str) -> None:
     """Every version of a policy: when, why (cause), by whom."""
     store = _open_store(db, must_exist=True)
     history = _store_call(store.history, policy_id)
     if not history:
         err_console.print(
-            f"[red]error[/red] no policy {escape(repr(policy_id))} in {escape(str(db))}",
+            f"[red]error[/red] no policy {escape(repr(policy_id))} in {escape(_where(store))}",
             highlight=False
         )
         sys.exit(1)
@@ -273,7 +330,7 @@ def store_history(db: Path, policy_id: str) -> None:
 @click.argument("policy_id")
 @click.argument("old", type=int, required=False)
 @click.argument("new", type=int, required=False)
-def store_diff(db: Path, policy_id: str, old: int | None, new: int | None) -> None:
+def store_diff(db: str, policy_id: str, old: int | None, new: int | None) -> None:
     """The difference between two versions of a policy (default: the last two)."""
     store = _open_store(db, must_exist=True)
     click.echo(_store_call(store.diff, policy_id, old, new), nl=False)
@@ -283,7 +340,7 @@ def store_diff(db: Path, policy_id: str, old: int | None, new: int | None) -> No
 @_DB
 @click.option("--since", type=int, default=0, help="Only changes after this change id.")
 @click.option("--limit", type=int, help="Only the latest N changes.")
-def store_changes(db: Path, since: int, limit: int | None) -> None:
+def store_changes(db: str, since: int, limit: int | None) -> None:
     """The store's change log: each change, its cause and the policies it touched."""
     store = _open_store(db, must_exist=True)
     for change in _store_call(store.changes, since=since, limit=limit):
@@ -295,7 +352,7 @@ def store_changes(db: Path, since: int, limit: int | None) -> None:
 @store_group.command("export")
 @_DB
 @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), help="File (YAML or .json).")
-def store_export(db: Path, out: Path | None) -> None:
+def store_export(db: str, out: Path | None) -> None:
     """The current policies as a policy file (references included): to FILE or stdout."""
     store = _open_store(db, must_exist=True)
     data = _store_call(store.export, out)
@@ -311,13 +368,13 @@ def store_export(db: Path, out: Path | None) -> None:
 @store_group.command("import")
 @_DB
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-def store_import(db: Path, file: Path) -> None:
+def store_import(db: str, file: Path) -> None:
     """Store the policies of a policy FILE (new ids added, changed ones versioned)."""
     store = _open_store(db)
     change = _store_call(store.import_policies, file)
     if change is None:
         err_console.print(
-            f"{escape(str(db))} unchanged: {escape(str(file))} holds nothing new",
+            f"{escape(_where(store))} unchanged: {escape(str(file))} holds nothing new",
             highlight=False
         )
     else:
@@ -330,7 +387,7 @@ def store_import(db: Path, file: Path) -> None:
 @store_group.command("delete")
 @_DB
 @click.argument("policy_ids", nargs=-1, required=True)
-def store_delete(db: Path, policy_ids: tuple[str, ...]) -> None:
+def store_delete(db: str, policy_ids: tuple[str, ...]) -> None:
     """Delete policies (their history is kept)."""
     store = _open_store(db, must_exist=True)
     change = _store_call(store.delete, policy_ids)
@@ -341,7 +398,7 @@ def store_delete(db: Path, policy_ids: tuple[str, ...]) -> None:
 
 
 # -- importers of other policy agents' files ------------------------------------------------------
-def _import_agent_file(fmt: str, file: Path, out: Path | None, store_path: Path | None) -> None:
+def _import_agent_file(fmt: str, file: Path, out: Path | None, store_path: str | None) -> None:
     from pagewarden.policies.extract import merge_policies, write_policy_file
     from pagewarden.policies.importers import import_agent_policies
 
@@ -358,7 +415,7 @@ def _import_agent_file(fmt: str, file: Path, out: Path | None, store_path: Path 
     if store_path is not None:
         store = _open_store(store_path)
         change = _store_call(store.import_policies, imported)
-        err_console.print(f"[green]stored[/green] in {escape(str(store_path))}" + (f" (change {change.id})"
+        err_console.print(f"[green]stored[/green] in {escape(_where(store))}" + (f" (change {change.id})"
                           if change else " (unchanged)"), highlight=False)  # fmt: skip
     elif out is not None:
         existing = _store_call(PolicySet.load, out) if out.exists() else None
@@ -376,9 +433,10 @@ def _agent_importer(fmt: str, title: str):
     @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
     @click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path),
                   help="Policy file to write or merge into (previous version kept as FILE.rN).")  # fmt: skip
-    @click.option("--store", "store_path", type=click.Path(dir_okay=False, path_type=Path),
-                  help="Policy store to import into (one change, cause import).")  # fmt: skip
-    def command(file: Path, out: Path | None, store_path: Path | None) -> None:
+    @click.option("--store", "store_path", metavar="STORE",
+                  help="Policy store to import into (one change, cause import): a SQLite file "
+                  "or a postgresql:// URL.")  # fmt: skip
+    def command(file: Path, out: Path | None, store_path: str | None) -> None:
         _import_agent_file(fmt, file, out, store_path)
 
     return command

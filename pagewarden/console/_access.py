@@ -1,11 +1,17 @@
-"""Who may do what on the console: tokens, roles, the Host and Origin checks, security headers.
+"""Who may do what on the console: tokens, roles, the Host and Origin checks, where it may
+listen, security headers.
 
-* Two tokens: the full one (watch, approve, pause, take over; also what guards in other
-  processes use) and a read-only one (watch only), both random, compared in constant time.
+* Three tokens, random, compared in constant time: the full one (watch, approve, pause, take
+  over; guards may use it too), a read-only one (watch only) and a guard one (only the guards'
+  API: register, send events and frames, fetch commands; it cannot read or approve anything),
+  which is the one to hand to agents on other machines.
 * A state-changing request must carry the full token in the ``Authorization`` header (a
   form or an ``<img>`` on another site cannot set it), an ``Origin`` that is the console's
   own when there is one (browsers always send it on POST), and no cross-site fetch metadata.
-* Every request must name the console in its ``Host`` header, which defeats DNS rebinding.
+* Every request must name the console in its ``Host`` header (its bound address, or the
+  public URL it is reached at), which defeats DNS rebinding.
+* Beyond loopback the console listens only with TLS, or behind a reverse proxy that the
+  operator says terminates TLS (`check_binding`).
 * Every answer forbids inline script, framing, sniffing and referrers (see `CONSOLE_CSP`).
 """
 
@@ -15,10 +21,20 @@ import hmac
 import ipaddress
 import secrets
 from typing import Literal
+from urllib.parse import urlsplit
 
-__all__ = ["CONSOLE_CSP", "REPORT_CSP", "SECURITY_HEADERS", "Access", "Role", "new_token"]
+__all__ = [
+    "CONSOLE_CSP",
+    "REPORT_CSP",
+    "SECURITY_HEADERS",
+    "Access",
+    "Role",
+    "check_binding",
+    "new_token",
+    "public_origin",
+]
 
-Role = Literal["full", "view"]
+Role = Literal["full", "view", "guard"]
 
 #: The console page: its own script and styles only; Trusted Types forbid HTML string sinks
 #: (innerHTML and friends throw), so page-derived text can only ever be inserted as text.
@@ -54,16 +70,79 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
-class Access:
-    """The console's access rules for one bound address."""
+def _is_wildcard(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return host in ("", "*")
 
-    def __init__(self, token: str, view_token: str, host: str) -> None:
-        if not token or not view_token or hmac.compare_digest(token, view_token):
-            raise ValueError("the full and the read-only token must be set and differ")
+
+def public_origin(url: str) -> tuple[str, str, int | None]:
+    """``(scheme, host, port)`` of a console's public URL (``https://console.example.com``);
+    a clear `ValueError` for anything else (a path, a query, another scheme)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"the public URL must look like https://console.example.com, not {url!r}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError(
+            "the public URL is the console's origin only (scheme, host, port): the console "
+            "serves from / and cannot live under a path of the proxy"
+        )
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"the public URL has a bad port: {url!r}") from None
+    return parts.scheme, parts.hostname.lower(), port
+
+
+def check_binding(host: str, *, tls: bool, behind_proxy: bool, public_url: str | None) -> None:
+    """Refuse an address the console must not listen on as configured (a `ValueError` that
+    says what to do): beyond loopback only with TLS or behind a TLS-terminating reverse proxy,
+    and a wildcard address or a proxy only with the public URL that names the console."""
+    where = "docs/guides/fleet.md"
+    if not _is_loopback(host) and not tls and not behind_proxy:
+        raise ValueError(
+            f"refusing to listen on {host or '*'} without TLS: tokens and page content would "
+            "cross the network in clear. Pass --tls-cert and --tls-key (Console(tls_cert=, "
+            "tls_key=)), or --behind-proxy when a reverse proxy in front terminates TLS "
+            f"(see {where}); or listen on 127.0.0.1"
+        )
+    if public_url is None and (_is_wildcard(host) or behind_proxy):
+        why = "behind a reverse proxy" if behind_proxy else f"listening on every address ({host or '*'})"
+        raise ValueError(
+            f"{why}, the console needs the address people and guards use, to refuse requests "
+            "for any other name (DNS rebinding): pass --public-url https://NAME[:PORT] "
+            f"(Console(public_url=...)); see {where}"
+        )
+
+
+class Access:
+    """The console's access rules for one bound address (and the public URL it is reached at)."""
+
+    def __init__(
+        self,
+        token: str,
+        view_token: str,
+        host: str,
+        *,
+        guard_token: str | None = None,
+        tls: bool = False,
+        public_url: str | None = None,
+        behind_proxy: bool = False,
+    ) -> None:
+        tokens = [t for t in (token, view_token, guard_token) if t is not None]
+        if not token or not view_token or (guard_token is not None and not guard_token):
+            raise ValueError("the console's tokens must not be empty")
+        if any(hmac.compare_digest(a, b) for i, a in enumerate(tokens) for b in tokens[i + 1 :]):
+            raise ValueError("the full, the read-only and the guard token must differ")
         self._token = token.encode()
         self._view = view_token.encode()
+        self._guard = guard_token.encode() if guard_token is not None else None
         self.host = host
         self.port = 0
+        self.tls = tls
+        self.behind_proxy = behind_proxy
+        self.public = public_origin(public_url) if public_url is not None else None
 
     @property
     def loopback(self) -> bool:
@@ -79,14 +158,41 @@ class Access:
             return "full"
         if hmac.compare_digest(given, self._view):
             return "view"
+        if self._guard is not None and hmac.compare_digest(given, self._guard):
+            return "guard"
         return None
 
+    def _public_hosts(self) -> set[str]:
+        if self.public is None:
+            return set()
+        scheme, name, port = self.public
+        name = f"[{name}]" if ":" in name else name
+        default = 443 if scheme == "https" else 80
+        if port is None or port == default:
+            return {name, f"{name}:{default}"}
+        return {f"{name}:{port}"}
+
     def hosts(self) -> set[str]:
-        """``Host`` header values that name this console."""
+        """``Host`` header values that name this console: its bound address (every loopback
+        name when bound to loopback; none for a wildcard address, nor beyond loopback behind a
+        proxy, where the public name is the only one) and its public URL's."""
         names = {self.host, "127.0.0.1", "localhost", "[::1]"} if self.loopback else {self.host}
+        if _is_wildcard(self.host) or (self.behind_proxy and not self.loopback):
+            names = set()
         if ":" in self.host and not self.host.startswith("["):
             names.add(f"[{self.host}]")
-        return {f"{name}:{self.port}" for name in names}
+        return {f"{name}:{self.port}" for name in names} | self._public_hosts()
+
+    def origins(self) -> set[str]:
+        """``Origin`` values of the console's own page."""
+        public = self._public_hosts()
+        scheme = "https" if self.tls else "http"
+        found = {f"{scheme}://{h}" for h in self.hosts() - public}
+        if self.public is not None:
+            found |= {f"{self.public[0]}://{h}" for h in public}
+            # a browser omits the default port from Origin
+            found |= {o.rsplit(":", 1)[0] for o in list(found) if o.endswith((":443", ":80"))}
+        return found
 
     def host_ok(self, host_header: str | None) -> bool:
         """Whether the request was addressed to this console (not a rebound name)."""
@@ -99,4 +205,4 @@ class Access:
             return False
         if origin is None:
             return True
-        return origin.lower() in {f"http://{h}" for h in self.hosts()}
+        return origin.lower() in self.origins()

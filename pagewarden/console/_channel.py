@@ -5,11 +5,20 @@ it registers the session, posts events in batches, puts the newest frame, and lo
 for commands, on two daemon threads of its own, so a sink call never blocks the agent.
 When the console cannot be reached, pending approvals are denied at once (fail closed) and
 the channel keeps retrying; events wait in a bounded queue (the oldest are dropped first).
+A console that was restarted (it answers, but no longer knows the session) gets the session
+registered again, and the guard's state announced, without the guard restarting.
+
+A console on another machine is reached over HTTPS only (the token would cross the network
+in clear otherwise); ``PAGEWARDEN_CONSOLE_CA`` names a CA bundle for a certificate the
+system does not trust (a self-signed one).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import os
+import ssl
 import threading
 import time
 import urllib.error
@@ -34,6 +43,11 @@ _POLL_WAIT = 20.0
 
 class ConsoleUnavailable(RuntimeError):
     """The console could not be reached or refused the session (the message never holds the token)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        #: the HTTP status the console answered with (None when it could not be reached)
+        self.status = status
 
 
 class LocalController:
@@ -72,15 +86,42 @@ class LocalChannel:
         self._controller = None
 
 
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
 def split_console_url(url: str) -> tuple[str, str]:
-    """``(base, token)`` of a console URL such as ``http://127.0.0.1:8765/?token=…``."""
+    """``(base, token)`` of a console URL such as ``http://127.0.0.1:8765/?token=…``; plain
+    HTTP only to this machine."""
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.scheme not in ("http", "https") or not parts.netloc or not parts.hostname:
         raise ValueError("a console URL looks like http://127.0.0.1:PORT/?token=TOKEN")
     token = (parse_qs(parts.query).get("token") or [""])[0]
     if not token:
         raise ValueError("the console URL has no token (copy the full URL `pagewarden console` printed)")
+    if parts.scheme == "http" and not _loopback(parts.hostname):
+        raise ValueError(
+            f"a console on another machine ({parts.hostname}) is reached over https:// only: "
+            "its token would cross the network in clear (serve it with --tls-cert/--tls-key, "
+            "or behind a TLS reverse proxy)"
+        )
     return f"{parts.scheme}://{parts.netloc}", token
+
+
+def _tls_context(base: str) -> ssl.SSLContext | None:
+    """The client TLS context for `base`: the system's CAs, or ``PAGEWARDEN_CONSOLE_CA``'s."""
+    if not base.startswith("https://"):
+        return None
+    cafile = os.environ.get("PAGEWARDEN_CONSOLE_CA") or None
+    try:
+        return ssl.create_default_context(cafile=cafile)
+    except (OSError, ssl.SSLError) as exc:
+        raise ValueError(
+            f"cannot read the console's CA bundle PAGEWARDEN_CONSOLE_CA={cafile}: {exc}"
+        ) from None
 
 
 class HttpChannel:
@@ -88,6 +129,7 @@ class HttpChannel:
 
     def __init__(self, url: str, *, timeout: float = 10.0) -> None:
         self.base, self._token = split_console_url(url)
+        self._tls = _tls_context(self.base)
         self.timeout = timeout
         self._cond = threading.Condition()
         self._events: deque[dict[str, Any]] = deque(maxlen=_QUEUE)
@@ -98,6 +140,9 @@ class HttpChannel:
         self._link: ConsoleLink | None = None
         self._session = ""
         self._registered: set[str] = set()
+        self._key = ""  # the session key the console gave at registration (X-Session-Key)
+        self._register_lock = threading.Lock()
+        self._generation = 0  # how many times the session was registered again (restarted console)
         self._sender = threading.Thread(target=self._send_loop, name="pagewarden-console-send", daemon=True)
         self._poller = threading.Thread(target=self._poll_loop, name="pagewarden-console-poll", daemon=True)
 
@@ -121,16 +166,22 @@ class HttpChannel:
     ) -> Any:
         request = urllib.request.Request(self.base + path, data=body, method=method)
         request.add_header("Authorization", f"Bearer {self._token}")
+        if self._key:
+            request.add_header("X-Session-Key", self._key)
         if body is not None:
             request.add_header("Content-Type", content_type)
         for key, value in (headers or {}).items():
             request.add_header(key, value)
         try:
-            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
+            with urllib.request.urlopen(
+                request, timeout=timeout or self.timeout, context=self._tls
+            ) as response:
                 payload = response.read()
         except urllib.error.HTTPError as exc:
             detail = exc.read()[:300].decode("utf-8", "replace")
-            raise ConsoleUnavailable(f"the console at {self.base} answered {exc.code}: {detail}") from None
+            raise ConsoleUnavailable(
+                f"the console at {self.base} answered {exc.code}: {detail}", exc.code
+            ) from None
         except (OSError, ValueError) as exc:
             raise ConsoleUnavailable(f"the console at {self.base} cannot be reached: {exc}") from None
         return json.loads(payload) if payload else None
@@ -145,6 +196,7 @@ class HttpChannel:
         answer = self._post_json(f"/api/v{API_VERSION}/sessions", {"session": self._session})
         if not isinstance(answer, dict):
             raise ConsoleUnavailable(f"the console at {self.base} gave an unexpected answer")
+        self._key = str(answer.get("key") or "")
         self._registered.add(self._session)
         self._sender.start()
         self._poller.start()
@@ -183,6 +235,31 @@ class HttpChannel:
             if self._losses == losses_before:
                 self._available = True
 
+    def _register_again(self, generation: int) -> None:
+        """The console answers but has forgotten the session (it was restarted): register it
+        again (once for both threads) and tell the link, which announces where it stands."""
+        with self._register_lock:
+            if self._generation != generation:
+                return  # the other thread did it meanwhile
+            answer = self._post_json(f"/api/v{API_VERSION}/sessions", {"session": self._session})
+            if isinstance(answer, dict) and answer.get("key"):
+                self._key = str(answer["key"])
+            self._registered = {self._session}
+            self._generation += 1
+        link = self._link
+        if link is not None:
+            link.reattached(answer if isinstance(answer, dict) else {})
+
+    def _forgotten(self, exc: ConsoleUnavailable, generation: int) -> bool:
+        """Whether `exc` says the console forgot the session, which is then registered again."""
+        if exc.status not in (404, 409) or self._closing:
+            return False
+        try:
+            self._register_again(generation)
+        except ConsoleUnavailable:
+            return False
+        return True
+
     def _send_loop(self) -> None:
         backoff = 0.5
         while True:
@@ -193,7 +270,7 @@ class HttpChannel:
                     return
                 batch = [self._events.popleft() for _ in range(min(_BATCH, len(self._events)))]
                 frame, self._frame = self._frame, None
-                losses = self._losses
+                losses, generation = self._losses, self._generation
             try:
                 for session in {e["session"] for e in batch} - self._registered:
                     self._post_json(
@@ -214,19 +291,23 @@ class HttpChannel:
                     )
                 self._reached(losses)
                 backoff = 0.5
-            except ConsoleUnavailable:
+            except ConsoleUnavailable as exc:
                 self._lost()
                 if self._closing:
                     return
+                again = self._forgotten(exc, generation)
                 with self._cond:
                     self._events.extendleft(reversed(batch))
-                    self._cond.wait(backoff)  # waiting to retry, not to synchronise
-                backoff = min(backoff * 2, 5.0)
+                    if not again:
+                        self._cond.wait(backoff)  # waiting to retry, not to synchronise
+                backoff = 0.5 if again else min(backoff * 2, 5.0)
 
     def _poll_loop(self) -> None:
-        seq, backoff = 0, 0.5
+        seq, backoff, seen = 0, 0.5, 0
         while not self._closing:
-            losses = self._losses
+            losses, generation = self._losses, self._generation
+            if generation != seen:  # registered again: the new console numbers from 1
+                seq, seen = 0, generation
             try:
                 answer = self._request(
                     "GET",
@@ -235,8 +316,11 @@ class HttpChannel:
                 )
                 self._reached(losses)
                 backoff = 0.5
-            except ConsoleUnavailable:
+            except ConsoleUnavailable as exc:
                 self._lost()
+                if self._forgotten(exc, generation):
+                    backoff = 0.5
+                    continue
                 time.sleep(backoff)  # retry pacing for a console that went away
                 backoff = min(backoff * 2, 5.0)
                 continue

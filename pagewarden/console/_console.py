@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from pagewarden.console._access import Access, new_token
+from pagewarden.console._access import Access, check_binding, new_token
 from pagewarden.console._hub import Hub
 from pagewarden.trace import get_logger
 
@@ -25,12 +27,23 @@ class Console:
     ``Guard(console=console.url)``.
 
     Args:
-        host: the address to listen on; loopback by default. Anything else lets other
-            machines reach the console (the token still guards it) and is logged as a warning.
+        host: the address to listen on; loopback by default. Any other address lets other
+            machines reach the console and needs TLS (`tls_cert` and `tls_key`) or
+            `behind_proxy`; a `ValueError` says so otherwise.
         port: the port (0 picks a free one; read `port` after starting).
         token: the full-power token (random by default).
         read_only_token: the token of the read-only link (random by default).
+        guard_token: the token of the guard link: guards may attach with it, and it grants
+            nothing else (random by default).
         approval_timeout: seconds a person has to answer an ASK before it is denied.
+        tls_cert: a PEM certificate chain to serve HTTPS with (with `tls_key`).
+        tls_key: the PEM private key of `tls_cert`.
+        behind_proxy: the operator's word that a reverse proxy in front of the console
+            terminates TLS (nginx, a load balancer): the console may then listen beyond
+            loopback without TLS of its own. Needs `public_url`.
+        public_url: the address people and guards use (``https://console.example.com``):
+            requests naming another host are refused, and `url` gives it. Needed behind a
+            proxy and on a wildcard address (``0.0.0.0``).
     """
 
     def __init__(
@@ -40,15 +53,35 @@ class Console:
         port: int = 0,
         token: str | None = None,
         read_only_token: str | None = None,
+        guard_token: str | None = None,
         approval_timeout: float = 120.0,
+        tls_cert: str | Path | None = None,
+        tls_key: str | Path | None = None,
+        behind_proxy: bool = False,
+        public_url: str | None = None,
     ) -> None:
         if approval_timeout <= 0:
             raise ValueError("approval_timeout must be positive")
+        if (tls_cert is None) != (tls_key is None):
+            raise ValueError("TLS needs both a certificate (tls_cert) and its key (tls_key)")
+        check_binding(host, tls=tls_cert is not None, behind_proxy=behind_proxy, public_url=public_url)
         self.host = host
         self.port = port
+        self.tls = (Path(tls_cert), Path(tls_key)) if tls_cert is not None and tls_key is not None else None
+        self.behind_proxy = behind_proxy
+        self.public_url = public_url.rstrip("/") if public_url is not None else None
         self._full_token = token or new_token()
         self._view_token = read_only_token or new_token()
-        self.access = Access(self._full_token, self._view_token, host)
+        self._guard_token = guard_token or new_token()
+        self.access = Access(
+            self._full_token,
+            self._view_token,
+            host,
+            guard_token=self._guard_token,
+            tls=self.tls is not None,
+            public_url=self.public_url,
+            behind_proxy=behind_proxy,
+        )
         self.hub = Hub(approval_timeout=approval_timeout)
         self.log = get_logger(component="console")
         self._server: Any = None
@@ -57,8 +90,10 @@ class Console:
 
     # -- addresses ----------------------------------------------------------------------
     def _base(self) -> str:
+        if self.public_url is not None:
+            return self.public_url
         host = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
 
     @property
     def url(self) -> str:
@@ -69,6 +104,25 @@ class Console:
     def read_only_url(self) -> str:
         """An address that shows the sessions but cannot approve or control them."""
         return f"{self._base()}/?token={self._view_token}"
+
+    @property
+    def guard_url(self) -> str:
+        """An address for guards only (``Guard(console=console.guard_url)``): it attaches,
+        and cannot read sessions, approve or control anything."""
+        return f"{self._base()}/?token={self._guard_token}"
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """The server's TLS context (None without TLS); a clear error for unreadable files."""
+        if self.tls is None:
+            return None
+        cert, key = self.tls
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        try:
+            context.load_cert_chain(cert, key)
+        except (OSError, ssl.SSLError) as exc:
+            raise ValueError(f"cannot load the TLS certificate {cert} with key {key}: {exc}") from None
+        return context
 
     @property
     def running(self) -> bool:
@@ -90,9 +144,11 @@ class Console:
             self.log.warning(
                 "console_not_loopback",
                 host=self.host,
-                note="other machines can reach the console; the token still guards it",
+                tls=self.tls is not None,
+                behind_proxy=self.behind_proxy,
+                note="other machines can reach the console; the tokens guard it",
             )
-        self.log.info("console_started", address=self._base())
+        self.log.info("console_started", address=self._base(), listening=f"{self.host}:{self.port}")
         return self
 
     async def aclose(self) -> None:

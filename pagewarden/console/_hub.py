@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import secrets
 import threading
 import time
 from collections import deque
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pagewarden.console._filters import SessionFilter
 from pagewarden.console._protocol import ProtocolError, check_command
 from pagewarden.trace import global_secrets, redact_value
 
@@ -36,8 +38,10 @@ class Controller(Protocol):
 class RemoteController:
     """Commands for a guard in another process, fetched by its long poll."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, *, key: str | None = None) -> None:
         self._hub = hub
+        #: the key a guard with the guard token proves it registered this session with
+        self.key = key or secrets.token_urlsafe(24)
         self._lock = threading.Lock()
         self._commands: deque[dict[str, Any]] = deque(maxlen=500)
         self._seq = itertools.count(1)
@@ -78,11 +82,14 @@ class RemoteController:
 
 @dataclass(eq=False)
 class Stream:
-    """One browser's live connection: a queue the SSE handler drains."""
+    """One browser's live connection: a queue the SSE handler drains, the session it watches,
+    and the filter of the sessions (and approvals) it is shown."""
 
     queue: asyncio.Queue[tuple[str, dict[str, Any]]]
     watch: str | None
     role: str
+    filter: SessionFilter = field(default_factory=SessionFilter)
+    shown: set[str] = field(default_factory=set)  # sessions in its list (to drop them)
 
 
 @dataclass
@@ -96,6 +103,8 @@ class SessionRecord:
     updated: float = field(default_factory=time.time)
     status: str = "running"
     holding: bool = False
+    agent: str | None = None
+    host: str | None = None
     goal: str | None = None
     mode: str = "enforce"
     pid: int | None = None
@@ -119,6 +128,8 @@ class SessionRecord:
         """The row of the session list."""
         return {
             "id": self.id,
+            "agent": self.agent,
+            "host": self.host,
             "goal": self.goal,
             "status": self.status,
             "holding": self.holding,
@@ -147,6 +158,17 @@ class SessionRecord:
             "other": list(self.other)[-50:],
             "frame": {"n": self.frame_n, "viewport": self.viewport} if self.frame is not None else None,
         }
+
+
+def _approval_view(summary: dict[str, Any], approval: dict[str, Any]) -> dict[str, Any]:
+    """An approval with the session it belongs to, for a watcher's list of approvals."""
+    return {
+        "session": summary["id"],
+        "agent": summary.get("agent"),
+        "host": summary.get("host"),
+        "goal": summary.get("goal"),
+        "approval": approval,
+    }
 
 
 def _text(value: Any, limit: int = 2000) -> str | None:
@@ -237,6 +259,38 @@ class Hub:
         for stream in targets:
             self.call_soon(stream.queue.put_nowait, (kind, data))
 
+    def _publish_summary(self, summary: dict[str, Any]) -> None:
+        """A session's row to the streams whose filter shows it; ``drop`` to those that
+        showed it and no longer do."""
+        sid = summary["id"]
+        sends: list[tuple[Stream, tuple[str, dict[str, Any]]]] = []
+        with self._lock:
+            for stream in self._streams:
+                if stream.filter.matches(summary):
+                    stream.shown.add(sid)
+                    sends.append((stream, ("summary", summary)))
+                elif sid in stream.shown:
+                    stream.shown.discard(sid)
+                    sends.append((stream, ("drop", {"id": sid})))
+        for stream, message in sends:
+            self.call_soon(stream.queue.put_nowait, message)
+
+    def _publish_approval(self, summary: dict[str, Any], approval: dict[str, Any]) -> None:
+        """An approval (asked, answered, expired) to every stream whose filter shows its
+        session: the watchers it is routed to, whichever session they have open."""
+        message = _approval_view(summary, approval)
+        with self._lock:
+            targets = [s for s in self._streams if s.filter.matches(summary)]
+        for stream in targets:
+            self.call_soon(stream.queue.put_nowait, ("approval", message))
+
+    def _facets_changed(self, record: SessionRecord, agent: str | None, host: str | None) -> bool:
+        """Whether `record`'s agent or host is one no other session has (call with the lock)."""
+        others = [r for r in self._sessions.values() if r is not record]
+        return (agent is not None and all(r.agent != agent for r in others)) or (
+            host is not None and all(r.host != host for r in others)
+        )
+
     # -- guards -------------------------------------------------------------------------
     def register(self, session: str, controller: Controller, *, remote: bool) -> dict[str, Any]:
         """A guard attaches; returns the settings it should use."""
@@ -248,7 +302,8 @@ class Hub:
             else:
                 record.controller, record.remote = controller, remote
             watched = record.watchers > 0
-        self._publish("summary", record.summary())
+            summary = record.summary()
+        self._publish_summary(summary)
         return {"approval_timeout": self.approval_timeout, "watch": watched}
 
     def controller(self, session: str) -> Controller | None:
@@ -263,6 +318,7 @@ class Hub:
         data = redact_value(event["data"], global_secrets())
         ts = float(event.get("ts") or time.time())
         shown: dict[str, Any] = data
+        facets = False
         with self._lock:
             record = self._sessions.get(session)
             if record is None:
@@ -279,6 +335,11 @@ class Hub:
                 record.reason = _text(data.get("reason"), 300)
                 record.pid = data.get("pid") if isinstance(data.get("pid"), int) else record.pid
                 record.trace = _text(data.get("trace"), 1000) or record.trace
+                agent, host = _text(data.get("agent"), 120), _text(data.get("host"), 120)
+                facets = (agent, host) != (record.agent, record.host) and self._facets_changed(
+                    record, agent, host
+                )
+                record.agent, record.host = agent or record.agent, host or record.host
             elif kind == "step":
                 shown = step_view(data)
                 record.steps.append(shown)
@@ -304,7 +365,11 @@ class Hub:
                 record.other.append({"ts": ts, "kind": kind, "data": data})
             summary = record.summary()
         self._publish("event", {"kind": kind, "session": session, "ts": ts, "data": shown}, session)
-        self._publish("summary", summary)
+        self._publish_summary(summary)
+        if kind == "approval":
+            self._publish_approval(summary, data)
+        if facets:
+            self._publish("facets", self.facets())
 
     def put_frame(self, session: str, data: bytes, viewport: tuple[int, int] | None) -> None:
         """The newest picture of a session's page."""
@@ -324,11 +389,33 @@ class Hub:
             return record.frame if record is not None else None
 
     # -- browsers -----------------------------------------------------------------------
-    def summaries(self) -> list[dict[str, Any]]:
-        """The session list, newest first."""
+    def summaries(self, only: SessionFilter | None = None) -> list[dict[str, Any]]:
+        """The session list (those `only` shows), newest first."""
         with self._lock:
             records = sorted(self._sessions.values(), key=lambda r: -r.started)
-            return [r.summary() for r in records]
+            rows = [r.summary() for r in records]
+        return [row for row in rows if only is None or only.matches(row)]
+
+    def approvals(self, only: SessionFilter | None = None) -> list[dict[str, Any]]:
+        """The pending approvals of the sessions `only` shows, oldest first."""
+        with self._lock:
+            found = [
+                (record.summary(), approval)
+                for record in self._sessions.values()
+                for approval in record.approvals.values()
+                if approval.get("status") == "pending"
+            ]
+        rows = [_approval_view(s, a) for s, a in found if only is None or only.matches(s)]
+        return sorted(rows, key=lambda row: row["approval"].get("expires_at") or 0)
+
+    def facets(self) -> dict[str, list[str]]:
+        """The agents and hosts of every session (what a watcher's filter can choose from)."""
+        with self._lock:
+            records = list(self._sessions.values())
+        return {
+            "agents": sorted({r.agent for r in records if r.agent}),
+            "hosts": sorted({r.host for r in records if r.host}),
+        }
 
     def detail(self, session: str) -> dict[str, Any] | None:
         """One session in full (None when unknown)."""
@@ -341,10 +428,12 @@ class Hub:
         with self._lock:
             return self._sessions.get(session)
 
-    def open_stream(self, watch: str | None, role: str) -> Stream:
-        """A browser connects (on the console's loop); it watches `watch` if given."""
-        stream = Stream(asyncio.Queue(), watch, role)
+    def open_stream(self, watch: str | None, role: str, only: SessionFilter | None = None) -> Stream:
+        """A browser connects (on the console's loop); it watches `watch` if given and is
+        shown the sessions `only` lets through."""
+        stream = Stream(asyncio.Queue(), watch, role, only or SessionFilter())
         with self._lock:
+            stream.shown = {r.id for r in self._sessions.values() if stream.filter.matches(r.summary())}
             self._streams.add(stream)
             record = self._sessions.get(watch) if watch else None
             first = record is not None and record.watchers == 0
@@ -377,12 +466,22 @@ class Hub:
                 raise KeyError(session)
             if record.status == "closed":
                 raise ProtocolError("the session has ended")
+            answered = None
             if checked["type"] == "decide":
                 pending = record.approvals.get(checked["approval"])
                 if pending is None or pending.get("status") != "pending":
-                    raise ProtocolError("no such pending approval")
+                    raise ProtocolError("no such pending approval (already answered, expired or unknown)")
+                # the first answer wins: a second watcher's answer is refused from now on
+                answered = {**pending, "status": "answered", "by": "console", "approved": checked["approved"]}
+                record.approvals[checked["approval"]] = answered
             controller = record.controller
+            summary = record.summary()
         controller.send(checked)
+        if answered is not None:
+            event = {"kind": "approval", "session": session, "ts": time.time(), "data": answered}
+            self._publish("event", event, session)
+            self._publish_summary(summary)
+            self._publish_approval(summary, answered)
         return checked
 
     def close(self) -> None:

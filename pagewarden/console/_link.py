@@ -19,6 +19,7 @@ import concurrent.futures
 import contextlib
 import inspect
 import os
+import socket
 import threading
 import time
 import uuid
@@ -44,6 +45,7 @@ __all__ = ["Channel", "ConsoleLink"]
 Pipeline = Generator[Call, Any, Any]
 _AGAIN = object()  # the hold's wait woke up: look at the state again
 _SUPERVISOR = "[supervisor] "
+_HOSTNAME = socket.gethostname()[:120] or None
 
 
 class Channel(Protocol):
@@ -135,6 +137,8 @@ class ConsoleLink:
             "holding": self._holding,
             "goal": self.guard.goal,
             "mode": self.guard.mode,
+            "agent": self.guard.agent_name,
+            "host": self.guard.agent_host or _HOSTNAME,
             "pid": os.getpid(),
             "pagewarden": __version__,
             "trace": str(trace.path) if trace is not None and getattr(trace, "path", None) else None,
@@ -197,6 +201,14 @@ class ConsoleLink:
             self._wake_up()
         if reason is not None:
             self._announce(reason)
+
+    def reattached(self, settings: dict[str, Any]) -> None:
+        """A restarted console knows this session again: take its settings and announce the
+        session's state to it (what happened meanwhile is in the trace)."""
+        with self._lock:
+            self.watched = bool(settings.get("watch", False))
+        self.approval_timeout = float(settings.get("approval_timeout", self.approval_timeout))
+        self._announce("attached again: the console restarted")
 
     def channel_lost(self) -> None:
         """The console went away: deny what waits for it (fail closed)."""

@@ -8,27 +8,32 @@ path                                        method  role   what
 =========================================  ======  =====  ============================
 ``/``                                       GET     view   the console page
 ``/static/…``                               GET     -      its script and styles
-``/api/stream?watch=ID``                    GET     view   server-sent events
-``/api/sessions[/ID]``                      GET     view   session list / one session
+``/api/stream?watch=ID&agent=…``           GET     view   server-sent events
+``/api/sessions[/ID]?agent=…&host=…``       GET     view   session list / one session
+``/api/approvals?agent=…&host=…``           GET     view   pending approvals
 ``/api/sessions/ID/frame.jpg``              GET     view   newest picture of the page
 ``/sessions/ID/report``                     GET     view   the session's report (HTML)
 ``/api/sessions/ID/control``                POST    full   pause/resume/stop/takeover/handback
 ``/api/sessions/ID/goal``                   POST    full   change the goal
 ``/api/sessions/ID/approvals/AID``          POST    full   approve or deny
 ``/api/sessions/ID/orders``                 POST    full   act on the page (taken over)
-``/api/v1/sessions``                        POST    full   a guard registers (other process)
-``/api/v1/events``                          POST    full   a guard's events
-``/api/v1/sessions/ID/frame``               PUT     full   a guard's newest frame
-``/api/v1/sessions/ID/commands?after=N``    GET     full   long poll for commands
+``/api/v1/sessions``                        POST    guard  a guard registers (other process)
+``/api/v1/events``                          POST    guard  a guard's events
+``/api/v1/sessions/ID/frame``               PUT     guard  a guard's newest frame
+``/api/v1/sessions/ID/commands?after=N``    GET     guard  long poll for commands
 =========================================  ======  =====  ============================
 
 GET requests take the token from the ``token`` query argument or the Authorization header;
-every other method only from the header (see `_access`).
+every other method only from the header (see `_access`). Roles: ``view`` is the read-only or
+the full token, ``full`` the full token, ``guard`` the guard or the full token. The list,
+the approvals and the stream take a filter (``agent``, ``host``, ``status``, each
+repeatable; `_filters`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import re
 import uuid
@@ -42,6 +47,7 @@ import tornado.netutil
 import tornado.web
 
 from pagewarden.console._access import CONSOLE_CSP, REPORT_CSP, SECURITY_HEADERS, Access, Role
+from pagewarden.console._filters import SessionFilter
 from pagewarden.console._hub import Hub, RemoteController
 from pagewarden.console._protocol import CONTROL_ACTIONS, ProtocolError, check_event, check_order
 from pagewarden.console._report import render_report
@@ -97,19 +103,27 @@ class BaseHandler(_Secured, tornado.web.RequestHandler):
         return self.get_query_argument("token", None) if query else None
 
     def need(self, role: Role) -> Role:
-        """The caller's role, at least `role`, or 403. State-changing requests also pass the
-        Origin checks and must carry the token in the header."""
+        """The caller's role, one that grants `role`, or 403. State-changing requests also
+        pass the Origin checks and must carry the token in the header."""
         changing = self.request.method not in ("GET", "HEAD")
         granted = self.access.role(self._token(query=not changing))
         if granted is None:
             raise tornado.web.HTTPError(403, reason="Token required")
-        if role == "full" and granted != "full":
-            raise tornado.web.HTTPError(403, reason="Read-only token")
+        if granted != "full" and granted != role:
+            reasons = {"view": "Read-only token", "guard": "Guard token (attaching guards only)"}
+            raise tornado.web.HTTPError(403, reason=reasons[granted])
         if changing and not self.access.origin_ok(
             self.request.headers.get("Origin"), self.request.headers.get("Sec-Fetch-Site")
         ):
             raise tornado.web.HTTPError(403, reason="Cross-origin request refused")
         return granted
+
+    def session_filter(self) -> SessionFilter:
+        """The request's filter (``agent``, ``host``, ``status``), or 400."""
+        try:
+            return SessionFilter.from_query(self.get_query_arguments)
+        except ProtocolError as exc:
+            raise tornado.web.HTTPError(400, reason=str(exc)) from None
 
     def body_json(self) -> Any:
         if not self.request.headers.get("Content-Type", "").startswith("application/json"):
@@ -176,14 +190,18 @@ class StreamHandler(BaseHandler):
     async def get(self) -> None:
         role = self.need("view")
         watch = self.get_query_argument("watch", None) or None
+        only = self.session_filter()
         self.set_header("Content-Type", "text/event-stream; charset=utf-8")
-        self._stream = stream = self.hub.open_stream(watch, role)
+        self._stream = stream = self.hub.open_stream(watch, role, only)
         try:
             self._send(
                 "hello",
                 {
                     "role": role,
-                    "sessions": self.hub.summaries(),
+                    "filter": only.to_dict(),
+                    "facets": self.hub.facets(),
+                    "sessions": self.hub.summaries(only),
+                    "approvals": self.hub.approvals(only),
                     "detail": self.hub.detail(watch) if watch else None,
                 },
             )
@@ -214,12 +232,20 @@ class SessionsHandler(BaseHandler):
     def get(self, session: str | None = None) -> None:
         self.need("view")
         if session is None:
-            self.send_json({"sessions": self.hub.summaries()})
+            only = self.session_filter()
+            self.send_json({"filter": only.to_dict(), "sessions": self.hub.summaries(only)})
             return
         detail = self.hub.detail(session)
         if detail is None:
             raise tornado.web.HTTPError(404, reason="No such session")
         self.send_json(detail)
+
+
+class ApprovalsHandler(BaseHandler):
+    def get(self) -> None:
+        self.need("view")
+        only = self.session_filter()
+        self.send_json({"filter": only.to_dict(), "approvals": self.hub.approvals(only)})
 
 
 class FrameHandler(BaseHandler):
@@ -302,23 +328,52 @@ class OrderHandler(_CommandHandler):
 
 
 # -- the guards' API (guards in other processes) ----------------------------------------------
-class RegisterHandler(BaseHandler):
+class _GuardHandler(BaseHandler):
+    """The guards' API. With the guard token, a session's requests must also carry the key its
+    registration returned (``X-Session-Key``): one agent machine cannot speak for, take over or
+    read the commands of another's session. The full token (the supervisor's) needs no key."""
+
+    def owns(self, role: Role, controller: Any) -> None:
+        """403 unless `role` may act for the session of `controller`."""
+        if role == "full":
+            return
+        key = self.request.headers.get("X-Session-Key", "")
+        if not isinstance(controller, RemoteController) or not hmac.compare_digest(
+            key.encode(), controller.key.encode()
+        ):
+            raise tornado.web.HTTPError(403, reason="Session key required (X-Session-Key)")
+
+
+class RegisterHandler(_GuardHandler):
     def post(self) -> None:
-        self.need("full")
+        role = self.need("guard")
         body = self.body_json()
         session = body.get("session") if isinstance(body, dict) else None
         if not isinstance(session, str) or not re.fullmatch(_SID[1:-1], session):
             raise tornado.web.HTTPError(400, reason="session must be an id of up to 64 characters")
         alias = body.get("alias_of")
-        controller = self.hub.controller(alias) if isinstance(alias, str) else None
+        if isinstance(alias, str):  # a new session id of the same guard: the same controller
+            controller = self.hub.controller(alias)
+            self.owns(role, controller)
+        else:
+            existing = self.hub.controller(session)
+            if existing is not None:
+                try:
+                    self.owns(role, existing)
+                except tornado.web.HTTPError:
+                    raise tornado.web.HTTPError(
+                        409, reason="the session is registered by another guard"
+                    ) from None
+            controller = RemoteController(self.hub, key=getattr(existing, "key", None))
         if not isinstance(controller, RemoteController):
             controller = RemoteController(self.hub)
-        self.send_json(self.hub.register(session, controller, remote=True), 201)
+        answer = self.hub.register(session, controller, remote=True)
+        self.send_json({**answer, "key": controller.key}, 201)
 
 
-class EventsHandler(BaseHandler):
+class EventsHandler(_GuardHandler):
     def post(self) -> None:
-        self.need("full")
+        role = self.need("guard")
         body = self.body_json()
         events = body.get("events") if isinstance(body, dict) else None
         if not isinstance(events, list):
@@ -330,18 +385,22 @@ class EventsHandler(BaseHandler):
         unknown = {e["session"] for e in checked if self.hub.controller(e["session"]) is None}
         if unknown:
             raise tornado.web.HTTPError(409, reason="register the session first")
+        for session in {e["session"] for e in checked}:
+            self.owns(role, self.hub.controller(session))
         for event in checked:
             self.hub.ingest(event)
         self.send_json({"accepted": len(checked)})
 
 
-class FramePutHandler(BaseHandler):
+class FramePutHandler(_GuardHandler):
     def put(self, session: str) -> None:
-        self.need("full")
+        role = self.need("guard")
         if self.request.headers.get("Content-Type") != "image/jpeg":
             raise tornado.web.HTTPError(415, reason="image/jpeg expected")
-        if self.hub.controller(session) is None:
+        controller = self.hub.controller(session)
+        if controller is None:
             raise tornado.web.HTTPError(404, reason="No such session")
+        self.owns(role, controller)
         data = self.request.body
         if not data.startswith(b"\xff\xd8"):
             raise tornado.web.HTTPError(400, reason="not a JPEG")
@@ -352,12 +411,13 @@ class FramePutHandler(BaseHandler):
         self.finish()
 
 
-class CommandsHandler(BaseHandler):
+class CommandsHandler(_GuardHandler):
     async def get(self, session: str) -> None:
-        self.need("full")
+        role = self.need("guard")
         controller = self.hub.controller(session)
         if not isinstance(controller, RemoteController):
             raise tornado.web.HTTPError(404, reason="No such remote session")
+        self.owns(role, controller)
         try:
             after = int(self.get_query_argument("after", "0"))
             wait = min(max(float(self.get_query_argument("wait", "0")), 0.0), 60.0)
@@ -391,6 +451,7 @@ def make_app(console: Any) -> tornado.web.Application:
             (r"/favicon\.ico", NoIconHandler, ctx),
             (r"/api/stream", StreamHandler, ctx),
             (r"/api/sessions", SessionsHandler, ctx),
+            (r"/api/approvals", ApprovalsHandler, ctx),
             (rf"/api/sessions/{_SID}", SessionsHandler, ctx),
             (rf"/api/sessions/{_SID}/frame\.jpg", FrameHandler, ctx),
             (rf"/api/sessions/{_SID}/control", ControlHandler, ctx),
@@ -419,10 +480,12 @@ class _NotFound(BaseHandler):
 
 
 async def listen(console: Any) -> tornado.httpserver.HTTPServer:
-    """Bind and serve `console` on the running loop; returns the server."""
+    """Bind and serve `console` on the running loop (over TLS when it has a certificate);
+    returns the server."""
+    context = console.ssl_context()
     sockets = tornado.netutil.bind_sockets(console.port, console.host)
     server = tornado.httpserver.HTTPServer(
-        make_app(console), max_body_size=_MAX_BODY, idle_connection_timeout=120
+        make_app(console), max_body_size=_MAX_BODY, idle_connection_timeout=120, ssl_options=context
     )
     server.add_sockets(sockets)
     console.port = sockets[0].getsockname()[1]

@@ -3,7 +3,8 @@ wrapper and no console. The composition root (`pagewarden/__init__.py`) plugs in
 adapters that `Guard.wrap` and `Guard(console=...)` hand over to: the page wrapper
 (`pagewarden.interceptors.wrap_page`) and the console attachment
 (`pagewarden.console.attach`, which subscribes to the guard's events and becomes its
-approver)."""
+approver), and the telemetry attachment (`pagewarden.telemetry.attach`, which subscribes to
+the guard's events and exports them to OpenTelemetry)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ __all__ = ["ADAPTERS", "Adapters", "plug_adapters"]
 PageWrapper = Callable[[Any, Any], Any]
 #: ``(guard, console or console URL) -> console link``
 ConsoleAttacher = Callable[[Any, Any], Any]
+#: ``(guard, telemetry argument) -> telemetry exporter or None (off)``
+TelemetryAttacher = Callable[[Any, Any], Any]
 
 
 @dataclass
@@ -25,6 +28,7 @@ class Adapters:
 
     wrap_page: PageWrapper | None = None
     attach_console: ConsoleAttacher | None = None
+    attach_telemetry: TelemetryAttacher | None = None
 
     def wrapper(self) -> PageWrapper:
         if self.wrap_page is None:
@@ -43,10 +47,15 @@ ADAPTERS = Adapters()
 
 
 def plug_adapters(
-    *, wrap_page: PageWrapper | None = None, attach_console: ConsoleAttacher | None = None
+    *,
+    wrap_page: PageWrapper | None = None,
+    attach_console: ConsoleAttacher | None = None,
+    attach_telemetry: TelemetryAttacher | None = None,
 ) -> None:
     """Plug adapters into every guard of this process (the composition root calls this once)."""
     if wrap_page is not None:
         ADAPTERS.wrap_page = wrap_page
     if attach_console is not None:
         ADAPTERS.attach_console = attach_console
+    if attach_telemetry is not None:
+        ADAPTERS.attach_telemetry = attach_telemetry

@@ -108,6 +108,8 @@ class ModelOutcome:
     error_kind: str | None = None
     elapsed_ms: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: one entry per model call, in the order of the consultation's messages (see `requests`)
+    requests: tuple[dict[str, Any], ...] = ()
 
 
 class SemanticTier:
@@ -253,31 +255,63 @@ class SemanticTier:
             async with asyncio.timeout(deadline + 1.0):
                 results = await asyncio.gather(*calls, return_exceptions=True)
         except TimeoutError:
+            elapsed = (time.perf_counter() - started) * 1000
             return ModelOutcome(
                 error=f"no judgement within the step deadline ({deadline:g} s)",
                 error_kind="timeout",
-                elapsed_ms=(time.perf_counter() - started) * 1000,
+                elapsed_ms=elapsed,
+                requests=self.requests(consultation, [None] * len(calls), elapsed),
             )
         elapsed = (time.perf_counter() - started) * 1000
+        requests = self.requests(consultation, results, elapsed)
         good = tuple(r for r in results if not isinstance(r, BaseException))
         failures = [r for r in results if isinstance(r, BaseException)]
         if failures:
             first = failures[0]
             if isinstance(first, LLMError):
                 return ModelOutcome(
-                    results=good, error=first.reason, error_kind=first.kind, elapsed_ms=elapsed
-                )
+                    results=good, error=first.reason, error_kind=first.kind, elapsed_ms=elapsed,
+                    requests=requests,
+                )  # fmt: skip
             if isinstance(first, asyncio.CancelledError):
                 raise first
             return ModelOutcome(
                 results=good, error=f"{type(first).__name__}: {str(first)[:200]}", error_kind="error",
-                elapsed_ms=elapsed,
+                elapsed_ms=elapsed, requests=requests,
             )  # fmt: skip
         if self.options.split:
             assessment = Assessment.merge(good[0].parsed, good[1].parsed)
         else:
             assessment = good[0].parsed
-        return ModelOutcome(assessment=assessment, results=good, elapsed_ms=elapsed)
+        return ModelOutcome(assessment=assessment, results=good, elapsed_ms=elapsed, requests=requests)
+
+    def requests(
+        self, consultation: Consultation, results: Sequence[Any], elapsed_ms: float
+    ) -> tuple[dict[str, Any], ...]:
+        """Each model call's accounting, for the verdict's ``llm["requests"]``: its `purpose`
+        (``assess``: world model and utility agent in one call; ``worldmodel`` and ``utility``
+        when split), when it started (``offset_ms`` from the start of the semantic stage), its
+        latency, tokens, attempts, and ``error_kind`` when it failed (None in `results`: no
+        answer within the step deadline)."""
+        purposes = ("worldmodel", "utility") if len(consultation.messages) == 2 else ("assess",)
+        offset = round(consultation.snapshot_ms + consultation.prepare_ms, 3)
+        out: list[dict[str, Any]] = []
+        for purpose, result in zip(purposes, results, strict=False):
+            entry: dict[str, Any] = {"purpose": purpose, "offset_ms": offset}
+            if result is None or isinstance(result, BaseException):
+                entry["latency_ms"] = round(elapsed_ms, 3)
+                entry["error_kind"] = (
+                    "timeout" if result is None else result.kind if isinstance(result, LLMError) else "error"
+                )
+                entry["attempts"] = getattr(result, "attempts", 0) or 0
+            else:
+                entry.update(
+                    latency_ms=round(result.latency_ms, 3), prompt_tokens=result.usage.prompt_tokens,
+                    completion_tokens=result.usage.completion_tokens, attempts=result.attempts,
+                    cached=result.cached, mode=result.mode,
+                )  # fmt: skip
+            out.append(entry)
+        return tuple(out)
 
     # -- the answer (sans-I/O) --------------------------------------------------------------------
     def accounting(self, consultation: Consultation, outcome: ModelOutcome) -> dict[str, Any]:
@@ -294,6 +328,7 @@ class SemanticTier:
             "cached": bool(results) and all(r.cached for r in results),
             "mode": results[0].mode if results else None,
             "policies": [p.id for p in consultation.context.policies],
+            "requests": [dict(r) for r in outcome.requests],
         }
         costs = [r.cost_usd for r in results if r.cost_usd is not None]
         if costs:
@@ -340,7 +375,7 @@ class SemanticTier:
         if steered is not None:
             if isinstance(steered, str):
                 why = ModelOutcome(results=outcome.results, error=steered, error_kind="steered",
-                                   elapsed_ms=outcome.elapsed_ms)  # fmt: skip
+                                   elapsed_ms=outcome.elapsed_ms, requests=outcome.requests)  # fmt: skip
                 base = replace(base, llm=self.accounting(consultation, why))
                 return self._failed(step, base, consultation, why, explain)
             answer = steered

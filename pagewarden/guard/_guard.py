@@ -134,6 +134,30 @@ def _as_policy_set(policies: PoliciesArg | Iterable[PoliciesArg] | None) -> Poli
     return PolicySet.combine(p.policies() if isinstance(p, PolicyStore) else p for p in policies)
 
 
+def _label(value: str | None, name: str) -> str | None:
+    """An agent's name or host as given, checked (a string of at most 120 characters)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, not {type(value).__name__}")
+    if not value.strip() or len(value) > 120:
+        raise ValueError(f"{name} must be 1 to 120 characters")
+    return value
+
+
+def _followed_sources(policies: PoliciesArg | Iterable[PoliciesArg] | None) -> list[Any] | None:
+    """The policy sources with each `PolicyStore` kept as is (to be read again) and the others
+    loaded once; None when no store is among them."""
+    from pagewarden.policies.store import PolicyStore
+
+    if policies is None or isinstance(policies, (PolicySet, str, Path, Policy)):
+        return None
+    items = [policies] if isinstance(policies, PolicyStore) else list(policies)  # type: ignore[arg-type]
+    if not any(isinstance(p, PolicyStore) for p in items):
+        return None
+    return [p if isinstance(p, PolicyStore) else _as_policy_set(p) for p in items]
+
+
 class Guard:
     """Checks each action of a browser agent before it runs.
 
@@ -175,6 +199,19 @@ class Guard:
             ``domain_allow`` rule of `policies`: pages may load scripts, images, styles, fonts,
             media, fetches and embedded frames from them, no tab may go there (for this
             guard only; a policy file says it per rule).
+        agent_name: the name of the agent this guard watches (shown and filtered on by a
+            fleet console; up to 120 characters). None: unnamed.
+        agent_host: the machine the agent runs on, as the console shows it; None: this
+            machine's host name.
+        follow: when `policies` includes a `PolicyStore`, pick up each new version of it
+            while the guard runs (default True; `guard.follower` is the `StoreFollower`);
+            False keeps the version read when the guard was made.
+        telemetry: export the decisions as OpenTelemetry spans and metrics (the ``otel``
+            extra): None (default) lets the standard ``OTEL_*`` environment decide (off unless
+            it names an OTLP endpoint or exporter), False is off, True is on as the environment
+            configures it, or a ``(tracer_provider, meter_provider)`` pair or a
+            `pagewarden.telemetry.TelemetryConfig` of your own providers. `guard.telemetry` is
+            the exporter (None when off). See docs/guides/telemetry.md.
     """
 
     def __init__(
@@ -198,6 +235,10 @@ class Guard:
         record: str | Path | None = None,
         references: Any = None,
         subresource_hosts: Iterable[str] = (),
+        agent_name: str | None = None,
+        agent_host: str | None = None,
+        follow: bool = True,
+        telemetry: Any = None,
     ) -> None:
         if record is not None and trace is not None:
             raise ValueError("pass either trace= or record= (a recorded session writes its own trace)")
@@ -207,16 +248,17 @@ class Guard:
         self.semantic: SemanticTier | None = _semantic_tier(llm, consult, cascade)
         if self.semantic is None and llm is None and any(os.environ.get(name) for name in _LLM_ENV):
             self.log.info("llm_env_ignored", reason="llm=None: pass llm='env' to use the model it names")
-        user_policies = _as_policy_set(policies).with_subresources(subresource_hosts)
-        self.policies = user_policies.merged(baseline_policies()) if baseline else user_policies
+        self._subresource_hosts = tuple([subresource_hosts] if isinstance(subresource_hosts, str)
+                                        else subresource_hosts)  # fmt: skip
+        self._sources = _followed_sources(policies)
+        user_policies = _as_policy_set(policies).with_subresources(self._subresource_hosts)
         self.baseline = baseline
-        self.rulebook = RuleBook(self.policies)
         self.mode: Mode = mode
         self.thresholds = thresholds or Thresholds()
         self.approver = approver
         self.secrets = SecretRegistry()
         self._policy_domains: dict[str, list[str]] = {}
-        self._register_policy_values()
+        self._install_policies(user_policies)
         for item in secrets:
             if isinstance(item, Secret):
                 self.add_secret(item.value, allow_domains=item.allow_domains, label=item.label)
@@ -226,6 +268,9 @@ class Guard:
         self._goals_seen: set[str] = set()
         self.goal = goal
         self.session_id = session_id or uuid.uuid4().hex[:12]
+        #: who and where this agent is, for a console supervising many (`agent_name=`, `agent_host=`)
+        self.agent_name = _label(agent_name, "agent_name")
+        self.agent_host = _label(agent_host, "agent_host")
         self.session = SessionState()
         if isinstance(trace, TraceWriter):
             self.trace: TraceWriter | None = trace
@@ -234,6 +279,16 @@ class Guard:
             self.trace = TraceWriter(trace, self.secrets) if trace is not None else None
         self.snapshot = snapshot
         self.events = EventBus(on_error=self._sink_failed)
+        #: the OpenTelemetry exporter of this guard's decisions (None when off); see
+        #: pagewarden.telemetry
+        self.telemetry: Any = None
+        if telemetry is not False:
+            if ADAPTERS.attach_telemetry is not None:
+                self.telemetry = ADAPTERS.attach_telemetry(self, telemetry)
+            elif telemetry is not None:
+                raise RuntimeError(
+                    "no telemetry adapter is plugged in: import pagewarden (its __init__ does)"
+                )
         #: the recorded session directory being written (None unless `record=` was given)
         self.recording: Any = None
         if record is not None:
@@ -248,6 +303,13 @@ class Guard:
             from pagewarden.policies.references import attach_references
 
             self.references = attach_references(self, references)
+        #: keeps the policies at the store's current version (None unless following a store)
+        self.follower: Any = None
+        if follow and self._sources is not None:
+            from pagewarden.guard._follow import StoreFollower
+
+            stores = [s for s in self._sources if not isinstance(s, PolicySet)]
+            self.follower = StoreFollower(self, stores)
         #: the link to a supervising console (None when unsupervised); see pagewarden.console
         self.console: Any = None
         #: the network layer of this session (`pagewarden.proxy.NetworkSession`), set by
@@ -277,6 +339,29 @@ class Guard:
         secret = self.secrets.add(value, allow_domains=domains, label=label)
         global_secrets().add(value, label=secret.label, enforce=False)
         return secret
+
+    def _install_policies(self, user_policies: PolicySet) -> None:
+        """Judge with `user_policies` (and the baseline) from the next step on."""
+        policies = user_policies.merged(baseline_policies()) if self.baseline else user_policies
+        rulebook = RuleBook(policies)
+        self.rulebook, self.policies = rulebook, policies
+        self._policy_domains = {}
+        self._register_policy_values()
+
+    def reload_policies(self) -> PolicySet:
+        """Read the policy stores among the guard's sources again and judge with their current
+        version from the next step on (what `guard.follower` does on each change); the other
+        sources keep what was loaded when the guard was made. Emits a ``policies`` event."""
+        if self._sources is None:
+            return self.policies
+        if len(self._sources) == 1:
+            only = self._sources[0]
+            user = only if isinstance(only, PolicySet) else only.policies()
+        else:
+            user = PolicySet.combine(s if isinstance(s, PolicySet) else s.policies() for s in self._sources)
+        self._install_policies(user.with_subresources(self._subresource_hosts))
+        self.emit("policies", {"policies": len(self.policies), "ids": self.policies.ids[:200]})
+        return self.policies
 
     def _register_policy_values(self) -> None:
         """Values of `sensitive_data` rules: redacted like registered secrets; the rule that
@@ -628,12 +713,16 @@ class Guard:
         console that the session ended)."""
         if self.console is not None:
             self.console.close()
+        if self.telemetry is not None:
+            self.telemetry.close()
         if self.recording is not None:
             self.recording.close()
         if self.trace is not None:
             self.trace.close()
         if self.semantic is not None:
             self.semantic.close()
+        if self.follower is not None:
+            self.follower.close()
         if self.references is not None:
             self.references.close()  # writes the references still queued
 

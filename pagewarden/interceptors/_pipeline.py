@@ -128,7 +128,9 @@ def guarded_action(
         verdict = _fail_closed(step, f"guard error: {type(exc).__name__}: {exc}", guard.mode)
     verdict = _with_timings(verdict, {"observe": round((observed - started) * 1000, 3), **verdict.timings_ms})
     if verdict.decision is Decision.ASK and verdict.enforced:
+        asked = time.perf_counter()
         approved, problem = yield Call(guard.approval, (verdict, step))
+        verdict.timings_ms["approval"] = round((time.perf_counter() - asked) * 1000, 3)
         if problem:
             verdict = guard.approver_problem(verdict, problem)
         if approved:

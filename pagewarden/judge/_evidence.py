@@ -4,9 +4,11 @@ gives orders to an agent or to the guard, and the text the agent's reasoning say
 On a page of a thousand lines the pruned tree keeps the target, its landmarks and form;
 an injected comment further up would be summarised away ("… 960 lines omitted"), and the
 judge would have only the agent's word for what the page said. `evidence_lines` finds such
-lines cheaply — a substring scan for trigger words over the snapshot, the instruction
-detectors only on the lines it hits, and, when the agent says it acts on what the page
-says, word overlap with its reasoning — and the pruner keeps them.
+lines cheaply — a substring scan for English trigger words over the snapshot, a pass over
+its distinct words for the lexicon's triggers in the other languages (and for hidden
+characters and mixed scripts), the instruction detectors only on the lines these hit, and,
+when the agent says it acts on what the page says, word overlap with its reasoning — and
+the pruner keeps them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pagewarden.rules import (
     reasoning_cites_page,
     reasoning_follows_page,
     significant_tokens,
+    trigger_positions,
 )
 
 __all__ = ["evidence_lines"]
@@ -50,6 +53,9 @@ def _trigger_lines(snapshot: str) -> list[tuple[int, int]]:
             ):
                 starts.add(lower.rfind("\n", 0, i) + 1)
             i = lower.find(word, i + 1)
+    # Other languages, hidden characters, mixed scripts (`pagewarden.rules.trigger_positions`).
+    for i in trigger_positions(lower):
+        starts.add(lower.rfind("\n", 0, i) + 1)
     out = []
     for start in sorted(starts):
         end = lower.find("\n", start)
@@ -61,6 +67,14 @@ _TEXT = re.compile(
     r'^\s*-\s+[a-z/][\w/-]*(?:\s+"(?P<name>(?:[^"\\]|\\.)*)")?(?:\s+\[[^\]]*\])*(?::\s*(?P<text>.*))?$'
 )
 _MIN_CHARS = 24
+
+
+_WIDE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def _width(text: str) -> int:
+    """Length, a Chinese, Japanese or Korean character counting as three (a word's worth)."""
+    return len(text) + 2 * len(_WIDE.findall(text)) if not text.isascii() else len(text)
 
 
 def _line_text(line: str) -> tuple[str, str]:
@@ -84,7 +98,9 @@ def evidence_lines(snapshot: str | None, reasoning: str | None = None, *, limit:
         if len(found) >= limit:
             break
         text, piece = _line_text(snapshot[start:end])
-        if len(text) >= _MIN_CHARS and (instruction_signals(text).instruction_like or addresses_judge(text)):
+        if _width(text) < _MIN_CHARS:
+            continue
+        if instruction_signals(text).instruction_like or addresses_judge(text):
             found.append(piece)
     cites = reasoning_cites_page(reasoning) or reasoning_follows_page(reasoning)
     wanted = significant_tokens(reasoning or "") if cites else frozenset()

@@ -7,7 +7,9 @@ that. Two deterministic checks back it up (sans-I/O, on the text of one consulta
 * `addresses_judge`: fenced data (page text, the agent's reasoning) that speaks to the guard
   — names its answer fields, addresses a judge / guard, forges markers — or, from a page,
   dictates the verdict or claims the action was approved. Ordinary pages do not do that; an
-  attack on the guard does.
+  attack on the guard does. English by regular expressions, every other lexicon language
+  by structure (`pagewarden.rules.judge_phrases`), on text folded first (hidden characters,
+  tag text, look-alike letters: `pagewarden.rules.fold`).
 * `relayed_instructions`: phrases of the model's own answer that are instructions aimed at
   an agent or at the judge (`instruction_signals`, `addresses_judge`) and that it copied
   from the fenced data — a model repeating the page's orders while saying the action is
@@ -17,10 +19,9 @@ that. Two deterministic checks back it up (sans-I/O, on the text of one consulta
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 
-from pagewarden.rules import instruction_signals
+from pagewarden.rules import fold, instruction_signals, judge_phrases, unjoin
 
 __all__ = ["addresses_judge", "fenced_data", "relayed_instructions"]
 
@@ -59,9 +60,7 @@ _MIN_QUOTE = 12
 
 
 def _fold(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
-    text = re.sub(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\u00ad]", "", text)
-    return " ".join(text.lower().split())
+    return " ".join(fold(text).lower().split())
 
 
 def addresses_judge(text: str, *, dictating: bool = True) -> list[str]:
@@ -69,9 +68,10 @@ def addresses_judge(text: str, *, dictating: bool = True) -> list[str]:
     answer or claim the action was approved); empty: none."""
     if not text:
         return []
-    folded = unicodedata.normalize("NFKC", text)
+    folded = fold(text)
     patterns = (*_ADDRESSING, *_DICTATING) if dictating else _ADDRESSING
-    return [m.group(0).strip(" .!?>\n")[:80] for p in patterns if (m := p.search(folded))]
+    found = [m.group(0).strip(" .!?>\n")[:80] for p in patterns if (m := p.search(folded))]
+    return found + [p for p in judge_phrases(unjoin(folded), dictating=dictating) if p not in found]
 
 
 def fenced_data(messages: Sequence[dict[str, str]], token: str, labels: Iterable[str] | None = None) -> str:

@@ -41,8 +41,11 @@ from pagewarden.rules._instructions import (
     reasoning_cites_page,
     reasoning_follows_page,
     significant_tokens,
+    unjoin,
 )
 from pagewarden.rules._matching import SelectorError, compile_selector
+from pagewarden.rules._multilingual import judge_phrases, trigger_positions
+from pagewarden.rules._normalise import fold
 from pagewarden.rules._taint import TabMemory
 
 __all__ = [
@@ -65,9 +68,11 @@ __all__ = [
     "TabMemory",
     "compile_selector",
     "download_refusal",
+    "fold",
     "goal_supports_text",
     "goal_supports_url",
     "instruction_signals",
+    "judge_phrases",
     "reasoning_cites_page",
     "reasoning_follows_page",
     "refusals_verdict",
@@ -77,4 +82,6 @@ __all__ = [
     "saved_file",
     "significant_tokens",
     "split_pending",
+    "trigger_positions",
+    "unjoin",
 ]

@@ -3,16 +3,22 @@
 `instruction_signals` scores text by weighted phrase families (overriding earlier
 instructions, addressing an AI, hijacking the task, urgency, asking for credentials or
 for data to be sent somewhere). One strong phrase, or two families of weaker ones, make
-text instruction-like. `goal_supports` tells whether the user's goal names what the
+text instruction-like. The families are English regular expressions here, and structures
+filled from the lexicon for the other languages (`_multilingual`), on text folded first
+(`_normalise`: hidden characters, tag text, look-alike letters); what the folding had to undo
+is a family of its own (``obfuscated``), and so is an instruction in another language than
+the text around it (``foreign_language``). `goal_supports` tells whether the user's goal names what the
 action acts on, so that a legitimate action is not mistaken for a followed injection.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+
+from pagewarden.rules._multilingual import WEIGHTS, foreign_sentence, multilingual_families
+from pagewarden.rules._normalise import fold, fold_with_evasion, match_key
 
 __all__ = [
     "INSTRUCTION_THRESHOLD",
@@ -23,6 +29,7 @@ __all__ = [
     "reasoning_cites_page",
     "reasoning_follows_page",
     "significant_tokens",
+    "unjoin",
 ]
 
 INSTRUCTION_THRESHOLD = 0.8
@@ -245,29 +252,53 @@ class InstructionSignals:
 _NONE = InstructionSignals(0.0, (), ())
 
 
-def _fold(text: str) -> str:
-    """NFKC-fold and drop zero-width and bidi characters used to split trigger words."""
-    text = unicodedata.normalize("NFKC", text)
-    return re.sub(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\u00ad]", "", text)
+_fold = fold
+_JOINERS = re.compile(r"(?<=\w)[-+_](?=\w)")
+
+
+def unjoin(text: str) -> str:
+    """`text` with '-', '+' and '_' between word characters read as spaces: injections in URLs
+    use them for spaces (…#OBJECTIVE:-You-MUST-…), compounds ("KI-Agent") read as words."""
+    return _JOINERS.sub(" ", text)
+#: Weights of the families that are not phrasing: what folding undid, a change of language.
+_OBFUSCATED, _FOREIGN = 0.4, 0.3
 
 
 @lru_cache(maxsize=2048)
 def instruction_signals(text: str) -> InstructionSignals:
-    """Score `text` for instructions aimed at an agent."""
-    if not text or len(text) < 8:
+    """Score `text` for instructions aimed at an agent (any lexicon language)."""
+    if not text or len(text) < 4:
         return _NONE
-    text = _fold(text)
-    # Injections in URLs use '-' or '+' for spaces (…#OBJECTIVE:-You-MUST-…).
-    text = re.sub(r"(?<=\w)[-+_](?=\w)", " ", text)
+    text, evasion = fold_with_evasion(text)
+    text = unjoin(text)
     score = 0.0
     families: list[str] = []
     phrases: list[str] = []
-    for name, weight, pattern in _COMPILED:
-        match = pattern.search(text)
-        if match:
+    spans: list[tuple[int, int]] = []
+    if len(text) >= 8:
+        for name, weight, pattern in _COMPILED:
+            match = pattern.search(text)
+            if match:
+                families.append(name)
+                phrases.append(match.group(0)[:80])
+                spans.append(match.span())
+                score += weight
+    for name, phrase, span in multilingual_families(text):
+        if name not in families:
             families.append(name)
-            phrases.append(match.group(0)[:80])
-            score += weight
+            phrases.append(phrase)
+            spans.append(span)
+            score += WEIGHTS[name]
+    if evasion:
+        families.append("obfuscated")
+        undone = evasion.tag_text or " ".join(evasion.mixed_words) or "hidden characters inside words"
+        phrases.append(undone[:80])
+        score += _OBFUSCATED
+    # Only where it can change the outcome (the weaker families alone).
+    if 0 < score < 1.0 and len(text) >= 40 and any(foreign_sentence(text, span) for span in spans[:4]):
+        families.append("foreign_language")
+        phrases.append("an instruction in another script or language than the text around it")
+        score += _FOREIGN
     return InstructionSignals(min(1.0, round(score, 3)), tuple(families), tuple(phrases))
 
 
@@ -307,10 +338,31 @@ def _stem(token: str) -> str:
     return token
 
 
+_WORD = re.compile(r"[^\W_]+")
+_WIDE_RUN = re.compile("([\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]+)")
+
+
+def _words(folded: str) -> list[str]:
+    """Words of a lower-cased text that is not plain ASCII: accents removed (`match_key`), and
+    runs of Chinese, Japanese or Korean, which have no spaces, as pairs of characters."""
+    from pagewarden.rules._lexicon import lexicon
+
+    other_stopwords = lexicon().function_words
+    out: list[str] = []
+    for word in _WORD.findall(folded):
+        for i, part in enumerate(_WIDE_RUN.split(word)):
+            if i % 2:  # a wide run
+                out += [part[j : j + 2] for j in range(max(1, len(part) - 1))]
+            elif part and (part.isascii() or (key := match_key(part)) not in other_stopwords):
+                out.append(part if part.isascii() else key)
+    return out
+
+
 @lru_cache(maxsize=4096)
 def significant_tokens(text: str) -> frozenset[str]:
-    """Lower-cased, lightly stemmed content words of `text`."""
-    words = _TOKEN.findall(_fold(text).lower())
+    """Lower-cased, lightly stemmed content words of `text` (in any script: see `_words`)."""
+    folded = _fold(text).lower()
+    words = _TOKEN.findall(folded) if folded.isascii() else _words(folded)
     return frozenset(_stem(w) for w in words if w not in _STOPWORDS and len(w) >= 2)
 
 

@@ -58,12 +58,14 @@ def test_the_code_keeps_every_contract() -> None:
         ("pagewarden.steps._step", "import pagewarden.interceptors", "Layers"),
         # the decision core reaching Playwright through a module of its own
         ("pagewarden.guard._risk", "import playwright.async_api", "decision core imports no"),
+        # the decision core exporting telemetry itself instead of through its event stream
+        ("pagewarden.steps._events", "from opentelemetry import trace", "decision core imports no"),
         # another package's private module
         ("pagewarden.judge._context", "from pagewarden.policies._loader import PolicySet", "private module"),
         # a circle inside one package
         ("pagewarden.guard._risk", "import pagewarden.guard._cascade", "circles"),
     ],
-    ids=["upward", "core-imports-playwright", "private-reach-in", "circle"],
+    ids=["upward", "core-imports-playwright", "core-imports-opentelemetry", "private-reach-in", "circle"],
 )
 def test_a_broken_shape_fails_the_lint(tmp_path: Path, module: str, line: str, broken: str) -> None:
     tree = _copy(tmp_path)

@@ -21,6 +21,7 @@ class Client:
         self.port = console.port
         self.full = console.url.split("token=")[1]
         self.view = console.read_only_url.split("token=")[1]
+        self.guard = console.guard_url.split("token=")[1]
 
     def _do(
         self, method: str, path: str, body: bytes | None, headers: dict[str, str]
@@ -45,7 +46,7 @@ class Client:
     ) -> tuple[int, dict, bytes]:
         sent = dict(headers or {})
         if token is not None:
-            sent.setdefault("Authorization", f"Bearer {self.full if token == 'full' else self.view}")
+            sent.setdefault("Authorization", f"Bearer {getattr(self, token)}")
         body = raw
         if data is not None:
             body = json.dumps(data).encode()
@@ -174,6 +175,69 @@ async def test_events_and_frames_from_another_process(client: Client) -> None:
     assert status == 200 and body == JPEG and headers["content-type"] == "image/jpeg"
 
 
+async def test_the_guard_token_attaches_guards_and_does_nothing_else(client: Client) -> None:
+    status, _, body = await client.call("POST", "/api/v1/sessions", {"session": "g1"}, token="guard")
+    assert status == 201
+    key = {"X-Session-Key": json.loads(body)["key"]}
+    event = {"kind": "session", "session": "g1", "ts": 1.0, "data": {"status": "running", "agent": "a1"}}
+    events = {"events": [event]}
+    assert (await client.call("POST", "/api/v1/events", events, token="guard", headers=key))[0] == 200
+    frame = {"Content-Type": "image/jpeg", **key}
+    assert (await client.call("PUT", "/api/v1/sessions/g1/frame", raw=JPEG, headers=frame, token="guard"))[
+        0
+    ] == 204
+    poll = "/api/v1/sessions/g1/commands?wait=0"
+    assert (await client.call("GET", poll, token="guard", headers=key))[0] == 200
+    # … and nothing else: no reading, no approving, no control
+    for path in ("/api/sessions", "/api/sessions/g1", "/api/approvals", "/api/stream", "/sessions/g1/report"):
+        status, _, body = await client.call("GET", path, token="guard")
+        assert status == 403 and b"Guard token" in body, path
+    assert (await client.call("GET", f"/?token={client.guard}", token=None))[0] == 403
+    for path, body in (
+        ("/api/sessions/g1/control", {"action": "stop"}),
+        ("/api/sessions/g1/goal", {"goal": "x"}),
+    ):
+        assert (await client.call("POST", path, body, token="guard"))[0] == 403, path
+    # the read-only token cannot pose as a guard
+    assert (await client.call("POST", "/api/v1/sessions", {"session": "g2"}, token="view"))[0] == 403
+    status, _, body = await client.call("GET", "/api/sessions?agent=a1", token="view")
+    assert [s["id"] for s in json.loads(body)["sessions"]] == ["g1"]
+
+
+async def test_a_guard_cannot_speak_for_another_guards_session(client: Client) -> None:
+    status, _, body = await client.call("POST", "/api/v1/sessions", {"session": "mine"}, token="guard")
+    key = json.loads(body)["key"]
+    # another holder of the guard token, without the session's key (or with a wrong one)
+    forged = {"kind": "approval", "session": "mine", "ts": 1.0, "data": {"id": "x", "status": "pending"}}
+    for headers in ({}, {"X-Session-Key": key[:-2] + "xx"}):
+        assert (
+            await client.call("POST", "/api/v1/events", {"events": [forged]}, token="guard", headers=headers)
+        )[0] == 403
+        poll = "/api/v1/sessions/mine/commands?wait=0"
+        assert (await client.call("GET", poll, token="guard", headers=headers))[0] == 403
+        frame = {"Content-Type": "image/jpeg", **headers}
+        assert (
+            await client.call("PUT", "/api/v1/sessions/mine/frame", raw=JPEG, headers=frame, token="guard")
+        )[0] == 403
+        # nor take the session over by registering it again, or joining it as an alias
+        status, _, _ = await client.call(
+            "POST", "/api/v1/sessions", {"session": "mine"}, token="guard", headers=headers
+        )
+        assert status == 409
+        alias = {"session": "other", "alias_of": "mine"}
+        assert (await client.call("POST", "/api/v1/sessions", alias, token="guard", headers=headers))[
+            0
+        ] == 403
+    status, _, body = await client.call("GET", "/api/sessions/mine", token="view")
+    assert json.loads(body)["approvals"] == []  # the forged approval never arrived
+    # with the key, the guard itself may register a new session id of its own
+    alias = {"session": "mine-2", "alias_of": "mine"}
+    status, _, body = await client.call(
+        "POST", "/api/v1/sessions", alias, token="guard", headers={"X-Session-Key": key}
+    )
+    assert status == 201 and json.loads(body)["key"] == key
+
+
 async def test_long_poll_wakes_on_a_command(client: Client) -> None:
     await _remote_session(client)
     poll = asyncio.create_task(client.call("GET", "/api/v1/sessions/s1/commands?after=0&wait=30"))
@@ -189,7 +253,9 @@ async def test_the_token_never_reaches_the_log(client: Client, caplog: pytest.Lo
     await client.call("GET", f"/api/sessions?token={client.view}", token=None)
     await client.call("GET", "/?token=" + client.full, token=None, headers={"Host": "evil.test"})
     assert caplog.records  # the requests were logged …
+    await client.call("GET", f"/api/sessions?token={client.guard}", token=None)
     assert client.full not in caplog.text and client.view not in caplog.text  # … without the tokens
+    assert client.guard not in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -208,3 +274,5 @@ def test_console_repr_and_errors_hide_the_token() -> None:
     assert "t" * 32 not in repr(console)
     with pytest.raises(ValueError):
         Console(token="same", read_only_token="same")
+    with pytest.raises(ValueError, match="differ"):
+        Console(token="one", read_only_token="two", guard_token="one")

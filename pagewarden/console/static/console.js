@@ -8,6 +8,10 @@
   const params = new URLSearchParams(location.search);
   const token = params.get("token") || "";
   let watching = params.get("session") || null;
+  // the watcher's filter (one value per name here; the API takes several): which sessions it
+  // lists, and which sessions' approvals are routed to it
+  const filter = { agent: params.get("agent") || "", host: params.get("host") || "", status: params.get("status") || "" };
+  const inbox = new Map(); // approval id -> {session, agent, host, goal, approval}
   let role = "view";
   let source = null;
   let detail = null; // {summary, steps, approvals, network, orders, frame}
@@ -31,8 +35,13 @@
     return s.length > n ? s.slice(0, n - 1) + "…" : s;
   }
 
+  function withFilter(q) {
+    for (const [name, value] of Object.entries(filter)) if (value) q.set(name, value);
+    return q;
+  }
+
   function sessionUrl(id) {
-    const q = new URLSearchParams({ token });
+    const q = withFilter(new URLSearchParams({ token }));
     if (id) q.set("session", id);
     return "?" + q.toString();
   }
@@ -55,7 +64,7 @@
   // -- the stream --------------------------------------------------------------------
   function connect() {
     if (source) source.close();
-    const q = new URLSearchParams({ token });
+    const q = withFilter(new URLSearchParams({ token }));
     if (watching) q.set("watch", watching);
     source = new EventSource("/api/stream?" + q.toString());
     source.addEventListener("open", () => { $("conn").textContent = "live"; $("conn").className = "conn ok"; });
@@ -64,6 +73,9 @@
     source.addEventListener("summary", (e) => onSummary(JSON.parse(e.data)));
     source.addEventListener("event", (e) => onEvent(JSON.parse(e.data)));
     source.addEventListener("frame", (e) => onFrame(JSON.parse(e.data)));
+    source.addEventListener("drop", (e) => { sessions.delete(JSON.parse(e.data).id); renderList(); });
+    source.addEventListener("facets", (e) => renderFacets(JSON.parse(e.data)));
+    source.addEventListener("approval", (e) => onApproval(JSON.parse(e.data)));
   }
 
   function onHello(data) {
@@ -73,6 +85,10 @@
     sessions.clear();
     for (const s of data.sessions || []) sessions.set(s.id, s);
     renderList();
+    renderFacets(data.facets || {});
+    inbox.clear();
+    for (const a of data.approvals || []) inbox.set(a.approval.id, a);
+    renderInbox();
     detail = data.detail || null;
     stepIndexes.clear();
     $("steps").replaceChildren();
@@ -125,6 +141,10 @@
       const button = el("button", "pick");
       button.type = "button";
       button.append(el("span", "goal page-text", clip(s.goal || "(no goal)", 120)));
+      const who = el("span", "meta");
+      who.append(el("span", "agent page-text", clip(s.agent || "(unnamed agent)", 60)));
+      if (s.host) who.append(el("span", "host page-text", clip(s.host, 60)));
+      button.append(who);
       const meta = el("span", "meta");
       meta.append(el("span", "status s-" + s.status, statusText(s)));
       meta.append(el("span", "count", s.steps + (s.steps === 1 ? " step" : " steps")));
@@ -160,6 +180,8 @@
 
   function renderSummary(s) {
     $("d-id").textContent = s.id;
+    $("d-agent").textContent = s.agent || "(unnamed agent)";
+    $("d-host").textContent = s.host || "";
     const status = $("d-status");
     status.textContent = statusText(s);
     status.className = "status s-" + s.status;
@@ -273,13 +295,90 @@
     box.replaceChildren(...cards);
   }
 
-  async function decide(id, approved, remember, card) {
+  async function decide(id, approved, remember, card, session) {
     for (const b of card.querySelectorAll("button")) b.disabled = true;
     try {
-      await post("/api/sessions/" + encodeURIComponent(watching) + "/approvals/" + encodeURIComponent(id), { approved, remember });
+      await post("/api/sessions/" + encodeURIComponent(session || watching) + "/approvals/" + encodeURIComponent(id), { approved, remember });
     } catch (err) {
       card.querySelector(".error").textContent = err.message;
     }
+  }
+
+  // -- filters and the approvals routed to this watcher ---------------------------------
+  function fillSelect(select, values, current) {
+    const options = [el("option", null, "all")];
+    options[0].value = "";
+    for (const v of new Set([...(values || []), ...(current ? [current] : [])])) {
+      const option = el("option", null, clip(v, 80));
+      option.value = v;
+      options.push(option);
+    }
+    select.replaceChildren(...options);
+    select.value = current;
+  }
+
+  function renderFacets(facets) {
+    fillSelect($("f-agent"), facets.agents, filter.agent);
+    fillSelect($("f-host"), facets.hosts, filter.host);
+    $("f-status").value = filter.status;
+  }
+
+  for (const name of ["agent", "host", "status"]) {
+    $("f-" + name).addEventListener("change", (event) => {
+      filter[name] = event.currentTarget.value;
+      history.replaceState(null, "", sessionUrl(watching));
+      connect();
+    });
+  }
+
+  function onApproval(view) {
+    inbox.set(view.approval.id, view);
+    renderInbox();
+  }
+
+  function renderInbox() {
+    const views = [...inbox.values()];
+    const pending = views.filter((v) => v.approval.status === "pending");
+    const done = views.filter((v) => v.approval.status !== "pending").slice(-5);
+    for (const v of views) if (v.approval.status !== "pending" && !done.includes(v)) inbox.delete(v.approval.id);
+    const items = [];
+    for (const view of [...pending, ...done.reverse()]) {
+      const a = view.approval;
+      const isPending = a.status === "pending";
+      const card = el("li", "routed a-" + a.status);
+      card.dataset.approval = a.id;
+      card.dataset.session = view.session;
+      card.dataset.status = a.status;
+      const who = el("div", "meta");
+      who.append(el("span", "agent page-text", clip(view.agent || "(unnamed agent)", 60)));
+      if (view.host) who.append(el("span", "host page-text", clip(view.host, 60)));
+      card.append(who);
+      const step = a.step || {};
+      const action = step.action || {};
+      card.append(el("div", "a-title", isPending ? "asks to:" : a.status + (a.by ? " (" + a.by + ")" : "") + ":"));
+      card.append(el("div", "a-action page-text", [action.kind, action.selector, action.value].filter((v) => v).map((v) => clip(v, 120)).join(" ")));
+      if (step.target) card.append(el("div", "page-text", "on " + clip(step.target.name || step.target.text || step.target.tag, 120)));
+      card.append(el("div", "page-text url", "at " + clip(step.url, 200)));
+      card.append(el("div", "a-why page-text", "why asked: " + clip((a.verdict || {}).explanation, 300)));
+      const open = el("button", "open", "Open session");
+      open.type = "button";
+      open.addEventListener("click", () => select(view.session));
+      const row = el("div", "row");
+      row.append(open);
+      if (isPending && role === "full") {
+        const yes = el("button", "approve", "Approve");
+        const no = el("button", "deny danger", "Deny");
+        for (const b of [yes, no]) b.type = "button";
+        yes.addEventListener("click", () => decide(a.id, true, false, card, view.session));
+        no.addEventListener("click", () => decide(a.id, false, false, card, view.session));
+        row.append(yes, no);
+      }
+      row.append(el("span", "error"));
+      card.append(row);
+      items.push(card);
+    }
+    $("inbox").replaceChildren(...items);
+    $("no-inbox").hidden = items.length > 0;
   }
 
   function tick() {

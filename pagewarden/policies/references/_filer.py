@@ -110,6 +110,7 @@ class ReferenceFiler:
         self.duplicates = 0  # dropped by the similarity filter
         self.dropped = 0  # dropped because the worker fell behind
         self.errors = 0
+        self.unwritten = 0  # still queued when `close` stopped waiting
         self.owns_store = False  # close the store with the filer (it was opened for it)
         self._pending: queue.Queue[tuple[list[str], dict[str, Any], str] | None] = queue.Queue(
             maxsize=max_pending
@@ -206,7 +207,10 @@ class ReferenceFiler:
         self._revision = revision
         self._stored_ids = frozenset(current.ids)
         self._known = {p.id: p for p in current}
-        if self.guard is not None:
+        follower = getattr(self.guard, "follower", None)
+        if follower is not None:  # a guard that follows the store takes whole new versions
+            follower.check()
+        elif self.guard is not None:
             policies: PolicySet = self.guard.policies
             changed = False
             updated = []
@@ -229,13 +233,21 @@ class ReferenceFiler:
             time.sleep(0.005)
         return self._pending.unfinished_tasks == 0
 
-    def close(self, timeout: float = 5.0) -> None:
-        """Write what is queued (up to `timeout`), then stop the worker."""
+    def close(self, timeout: float = 30.0) -> None:
+        """Write what is queued (waiting up to `timeout`), then stop the worker. References
+        still queued when the time runs out are counted in `unwritten` and logged
+        (``references_not_written``); the worker goes on writing them while the process lives."""
         if self._closed:
             return
         self._closed = True
         with contextlib.suppress(queue.Full):
             self._pending.put(None, timeout=timeout)
         self._thread.join(timeout)
-        if self.owns_store and not self._thread.is_alive():
+        if self._thread.is_alive():
+            self.unwritten = max(0, self._pending.unfinished_tasks - 1)  # less the stop marker
+            self.log.warning(
+                "references_not_written", pending=self.unwritten, waited_s=timeout,
+                advice="the store is slow or locked; the worker writes them if the process goes on",
+            )  # fmt: skip
+        elif self.owns_store:
             self.store.close()

@@ -1,8 +1,9 @@
 """Storage backends of the policy store: the interface, and SQLite.
 
 The store's SQL is portable (standard types, ``?`` placeholders that a backend may rewrite,
-no SQLite-only functions), so a PostgreSQL backend for fleets is a new class here, not a
-rewrite. A backend hands out short transactions; it never keeps one open between calls.
+no SQLite-only functions); the schema's few dialect words are filled in per backend
+(`_schema.py`), and `PostgresBackend` (`_postgres.py`) is the fleet's backend. A backend hands
+out short transactions; it never keeps one open between calls.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["SQLiteBackend", "StoreBackend", "StoreError", "Transaction"]
+
+#: the schema's dialect words for SQLite (see `_schema.py`)
+SQLITE_TYPES = {"id": "INTEGER PRIMARY KEY AUTOINCREMENT", "bigint": "INTEGER"}
 
 
 class StoreError(Exception):
@@ -39,9 +43,15 @@ class Transaction(ABC):
 
 class StoreBackend(ABC):
     """Where a `PolicyStore` keeps its tables. Implementations: `SQLiteBackend` (one file,
-    many processes); a PostgreSQL backend would implement the same three methods."""
+    many processes on one machine) and `PostgresBackend` (one database, a fleet)."""
 
     name: str = "backend"
+    #: the database errors of the driver, turned into `StoreError` by the store
+    errors: tuple[type[BaseException], ...] = (sqlite3.DatabaseError,)
+    #: the schema's dialect words: ``id`` (an integer key the database assigns), ``bigint``
+    types: dict[str, str] = SQLITE_TYPES
+    #: whether `wait_for_change` is told of changes (else it only waits and callers poll)
+    notifies: bool = False
 
     @abstractmethod
     def transaction(self, *, write: bool) -> Any:
@@ -54,8 +64,30 @@ class StoreBackend(ABC):
         """Release connections."""
 
     def describe(self) -> str:
-        """Where the data lives, for messages."""
+        """Where the data lives, for messages (never a password)."""
         return self.name
+
+    def scrub(self, text: str) -> str:
+        """`text` (a driver's error message) without credentials."""
+        return text
+
+    @abstractmethod
+    def table_exists(self, tx: Transaction, table: str) -> bool:
+        """Whether `table` exists (read inside `tx`)."""
+
+    def wait_for_change(self, timeout: float, stop: threading.Event) -> bool:
+        """Wait up to `timeout` seconds for a change another connection committed, or for
+        `stop`. True when told of a change (or when one may have been missed); False when the
+        time ran out (the caller reads the revision either way: backends without notifications
+        are polled)."""
+        stop.wait(timeout)
+        return False
+
+    def end_wait(self) -> None:  # noqa: B027 - optional: most backends hold nothing
+        """Release what `wait_for_change` holds for the calling thread."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.describe()})"
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -116,6 +148,9 @@ class SQLiteBackend(StoreBackend):
 
     def describe(self) -> str:
         return str(self.path)
+
+    def table_exists(self, tx: Transaction, table: str) -> bool:
+        return bool(tx.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)))
 
     def _connection(self) -> sqlite3.Connection:
         pid = os.getpid()

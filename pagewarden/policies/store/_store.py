@@ -28,37 +28,24 @@ import yaml
 from pagewarden.policies._loader import PolicySet
 from pagewarden.policies._model import Policy
 from pagewarden.policies.store._backend import SQLiteBackend, StoreBackend, StoreError, Transaction
+from pagewarden.policies.store._postgres import PostgresBackend, is_postgres_url
+from pagewarden.policies.store._schema import latest, migrate
 
-__all__ = ["CAUSES", "Change", "PolicyStore", "PolicyVersion"]
+__all__ = ["CAUSES", "Change", "PolicyStore", "PolicyVersion", "open_backend"]
 
 #: what may make a change
 CAUSES = ("extract", "edit", "reference", "import", "delete")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = latest()
 
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS store_meta (name VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL)",
-    """CREATE TABLE IF NOT EXISTS changes (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        at VARCHAR(40) NOT NULL,
-        cause VARCHAR(20) NOT NULL,
-        detail TEXT NOT NULL,
-        actor VARCHAR(200) NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS policy_versions (
-        policy_id VARCHAR(200) NOT NULL,
-        version INTEGER NOT NULL,
-        change_id INTEGER NOT NULL REFERENCES changes(id),
-        body TEXT,
-        PRIMARY KEY (policy_id, version)
-    )""",
-    """CREATE TABLE IF NOT EXISTS policies (
-        policy_id VARCHAR(200) PRIMARY KEY,
-        version INTEGER NOT NULL,
-        position INTEGER NOT NULL,
-        body TEXT NOT NULL
-    )""",
-    "CREATE INDEX IF NOT EXISTS policy_versions_change ON policy_versions (change_id)",
-)
+
+def open_backend(target: str | Path | StoreBackend, *, busy_timeout: float = 30.0) -> StoreBackend:
+    """The backend for a store address: a `StoreBackend` as is, a ``postgresql://`` URL, or
+    the path of a SQLite file."""
+    if isinstance(target, StoreBackend):
+        return target
+    if is_postgres_url(target):
+        return PostgresBackend(str(target), busy_timeout=busy_timeout)
+    return SQLiteBackend(target, busy_timeout=busy_timeout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,49 +97,30 @@ def _policy(body: str, where: str) -> Policy:
 
 
 class PolicyStore:
-    """Versioned policies in SQLite (or another `StoreBackend`), safe for many processes.
+    """Versioned policies in SQLite, PostgreSQL or another `StoreBackend`, safe for many
+    processes.
 
-    `Guard(policies=PolicyStore(path))` judges with the current version. Every change is a
-    version of each policy it touches, recorded with its cause; `history`, `version`, `diff`
-    and `changes` read them back; `export` / `import_policies` round-trip losslessly.
+    `PolicyStore("policies.db")` is a SQLite file; `PolicyStore("postgresql://user:pass@host:5432/db")`
+    a PostgreSQL database shared by a fleet. `Guard(policies=store)` judges with the current
+    version and follows later ones. Every change is a version of each policy it touches,
+    recorded with its cause; `history`, `version`, `diff` and `changes` read them back;
+    `export` / `import_policies` round-trip losslessly. The schema is migrated on open.
     """
 
     def __init__(self, path: str | Path | StoreBackend, *, actor: str | None = None,
                  busy_timeout: float = 30.0) -> None:  # fmt: skip
-        if isinstance(path, StoreBackend):
-            self.backend: StoreBackend = path
-        else:
-            self.backend = SQLiteBackend(path, busy_timeout=busy_timeout)
+        self.backend: StoreBackend = open_backend(path, busy_timeout=busy_timeout)
         self.actor = actor or _default_actor()
         self._ensure_schema()
 
     # -- set-up ---------------------------------------------------------------------------
     def _ensure_schema(self) -> None:
-        try:  # an existing store is opened without taking the write lock
-            with self.backend.transaction(write=False) as tx:
-                rows = tx.execute("SELECT value FROM store_meta WHERE name = ?", ("schema",))
-            if rows and int(rows[0][0]) == SCHEMA_VERSION:
-                return
-        except sqlite3.OperationalError:
-            pass  # no tables yet
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.backend.describe()}: {exc}") from None
-        try:
-            with self.backend.transaction(write=True) as tx:
-                for statement in _SCHEMA:
-                    tx.execute(statement)
-                rows = tx.execute("SELECT value FROM store_meta WHERE name = ?", ("schema",))
-                if not rows:
-                    tx.execute(
-                        "INSERT INTO store_meta (name, value) VALUES (?, ?)", ("schema", str(SCHEMA_VERSION))
-                    )
-                elif int(rows[0][0]) > SCHEMA_VERSION:
-                    raise StoreError(
-                        f"{self.backend.describe()}: store schema {rows[0][0]} is newer than this pagewarden "
-                        f"({SCHEMA_VERSION})"
-                    )
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.backend.describe()}: {exc}") from None
+        with self._guarded():
+            migrate(self.backend)
+
+    def _guarded(self) -> Any:
+        """Turn the driver's database errors into `StoreError` (credentials scrubbed)."""
+        return _Errors(self.backend)
 
     def _write(self) -> Any:
         return _Guarded(self.backend, True)
@@ -257,36 +225,43 @@ class PolicyStore:
 
     # -- writing --------------------------------------------------------------------------
     def _new_change(self, tx: Transaction, cause: str, detail: str) -> int:
+        return self._change(tx, cause, detail)[0]
+
+    def _change(self, tx: Transaction, cause: str, detail: str) -> tuple[int, str]:
+        """Record a change; returns its id and time."""
         if cause not in CAUSES:
             raise ValueError(f"cause must be one of {CAUSES}, not {cause!r}")
-        return tx.insert(
+        at = _now()
+        change_id = tx.insert(
             "INSERT INTO changes (at, cause, detail, actor) VALUES (?, ?, ?, ?)",
-            (_now(), cause, detail[:2000], self.actor[:200]),
+            (at, cause, detail[:2000], self.actor[:200]),
         )
+        return change_id, at
 
     @staticmethod
     def _store_version(tx: Transaction, change_id: int, policy_id: str, body: str | None) -> int:
-        rows = tx.execute("SELECT MAX(version) FROM policy_versions WHERE policy_id = ?", (policy_id,))
-        version = int(rows[0][0] or 0) + 1
+        current = tx.execute("SELECT version, position FROM policies WHERE policy_id = ?", (policy_id,))
+        if current:  # the current version is the latest (both are written in one transaction)
+            version = int(current[0][0]) + 1
+        else:  # new, or deleted before: numbering goes on from its history
+            rows = tx.execute("SELECT MAX(version) FROM policy_versions WHERE policy_id = ?", (policy_id,))
+            version = int(rows[0][0] or 0) + 1
         tx.execute(
             "INSERT INTO policy_versions (policy_id, version, change_id, body) VALUES (?, ?, ?, ?)",
             (policy_id, version, change_id, body),
         )
         if body is None:
             tx.execute("DELETE FROM policies WHERE policy_id = ?", (policy_id,))
+        elif current:
+            tx.execute(
+                "UPDATE policies SET version = ?, body = ? WHERE policy_id = ?", (version, body, policy_id)
+            )
         else:
-            current = tx.execute("SELECT position FROM policies WHERE policy_id = ?", (policy_id,))
-            if current:
-                tx.execute(
-                    "UPDATE policies SET version = ?, body = ? WHERE policy_id = ?",
-                    (version, body, policy_id),
-                )
-            else:
-                position = int(tx.execute("SELECT COALESCE(MAX(position), 0) FROM policies")[0][0]) + 1
-                tx.execute(
-                    "INSERT INTO policies (policy_id, version, position, body) VALUES (?, ?, ?, ?)",
-                    (policy_id, version, position, body),
-                )
+            position = int(tx.execute("SELECT COALESCE(MAX(position), 0) FROM policies")[0][0]) + 1
+            tx.execute(
+                "INSERT INTO policies (policy_id, version, position, body) VALUES (?, ?, ?, ?)",
+                (policy_id, version, position, body),
+            )
         return version
 
     def put(
@@ -299,18 +274,18 @@ class PolicyStore:
             raise StoreError("the same policy id twice in one change")
         bodies = [(p.id, _body(p)) for p in items]
         with self._write() as tx:
-            change_id = 0
+            change_id, at = 0, ""
             written = []
             for policy_id, body in bodies:
                 rows = tx.execute("SELECT body FROM policies WHERE policy_id = ?", (policy_id,))
                 if rows and rows[0][0] == body:
                     continue
-                change_id = change_id or self._new_change(tx, cause, detail)
+                if not change_id:
+                    change_id, at = self._change(tx, cause, detail)
                 self._store_version(tx, change_id, policy_id, body)
                 written.append(policy_id)
             if not change_id:
                 return None
-            at = tx.execute("SELECT at FROM changes WHERE id = ?", (change_id,))[0][0]
         return Change(change_id, at, cause, detail, self.actor, tuple(written))
 
     def update(
@@ -336,9 +311,8 @@ class PolicyStore:
             body = _body(new)
             if body == rows[0][0]:
                 return None
-            change_id = self._new_change(tx, cause, detail)
+            change_id, at = self._change(tx, cause, detail)
             self._store_version(tx, change_id, policy_id, body)
-            at = tx.execute("SELECT at FROM changes WHERE id = ?", (change_id,))[0][0]
         return Change(change_id, at, cause, detail, self.actor, (policy_id,))
 
     def delete(self, policy_ids: str | Iterable[str], *, detail: str = "") -> Change | None:
@@ -350,10 +324,9 @@ class PolicyStore:
                 raise StoreError(f"no policy {', '.join(map(repr, missing))} in {self.backend.describe()}")
             if not ids:
                 return None
-            change_id = self._new_change(tx, "delete", detail)
+            change_id, at = self._change(tx, "delete", detail)
             for policy_id in ids:
                 self._store_version(tx, change_id, policy_id, None)
-            at = tx.execute("SELECT at FROM changes WHERE id = ?", (change_id,))[0][0]
         return Change(change_id, at, "delete", detail, self.actor, tuple(ids))
 
     # -- files ----------------------------------------------------------------------------
@@ -385,6 +358,23 @@ class PolicyStore:
         return f"PolicyStore({self.backend.describe()})"
 
 
+class _Errors:
+    """A block whose database errors become `StoreError`."""
+
+    def __init__(self, backend: StoreBackend) -> None:
+        self._backend = backend
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        errors = (sqlite3.DatabaseError, *self._backend.errors)
+        if exc is not None and isinstance(exc, errors):
+            message = self._backend.scrub(str(exc))
+            raise StoreError(f"{self._backend.describe()}: {message}") from None
+        return False
+
+
 class _Guarded:
     """A backend transaction whose database errors become `StoreError`."""
 
@@ -393,13 +383,12 @@ class _Guarded:
         self._backend = backend
 
     def __enter__(self) -> Transaction:
-        try:
+        with _Errors(self._backend):
             return self._context.__enter__()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self._backend.describe()}: {exc}") from None
 
-    def __exit__(self, *exc: Any) -> bool | None:
-        try:
-            return self._context.__exit__(*exc)
-        except sqlite3.DatabaseError as error:
-            raise StoreError(f"{self._backend.describe()}: {error}") from None
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool | None:
+        with _Errors(self._backend):
+            suppressed = self._context.__exit__(kind, exc, tb)
+            if exc is not None and not suppressed:
+                raise exc  # rolled back; a database error leaves as a `StoreError`
+            return suppressed

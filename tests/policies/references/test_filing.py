@@ -29,8 +29,9 @@ ALSO_ADMIN = Policy(id="ORG-ADMIN-2", category="boundary", risk_level="medium",
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with PolicyStore(tmp_path / "p.db") as s:
+def store(store_target: str):
+    """A store holding the four policies, on each backend (SQLite, PostgreSQL)."""
+    with PolicyStore(store_target) as s:
         s.put([ADMIN, PAY, TOKEN, ALSO_ADMIN], cause="import")
         yield s
 
@@ -84,16 +85,17 @@ def test_approved_asks_are_not_violations(store: PolicyStore) -> None:
     assert filer.filed == 1
 
 
-def test_secrets_never_reach_the_store(store: PolicyStore) -> None:
+def test_secrets_never_reach_the_store(store: PolicyStore, store_target: str) -> None:
     secret = "sk-test-0123456789abcdef0123"
-    guard = Guard(policies=store, references=str(store.backend.path), secrets=[secret])  # a path
+    guard = Guard(policies=store, references=store_target, secrets=[secret])  # a path or URL
     verdict = act(guard, "fill", target=field("Token"), value=secret, url="https://evil.test/form")
     assert verdict.decision is Decision.BLOCK
     guard.close()
     dump = "\n".join(r.text for p in store.policies() for r in p.references)
     assert dump and secret not in dump and "REDACTED" in dump
-    with sqlite3.connect(store.backend.path) as raw:
-        assert not raw.execute("SELECT 1 FROM policy_versions WHERE body LIKE ?", (f"%{secret}%",)).fetchall()
+    with store.backend.transaction(write=False) as tx:
+        assert not tx.execute("SELECT 1 FROM policy_versions WHERE body LIKE ?", (f"%{secret}%",))
+        assert not tx.execute("SELECT 1 FROM changes WHERE detail LIKE ?", (f"%{secret}%",))
 
 
 def test_a_locked_or_broken_store_never_slows_or_fails_the_step(tmp_path: Path) -> None:
@@ -178,10 +180,10 @@ def test_references_of_every_shown_policy_reach_the_prompt(tmp_path: Path) -> No
     assert section.index("ORG-CLOSE example 1") < section.index("ORG-TONE example 1")
 
 
-def test_references_filed_elsewhere_reach_this_guard(store: PolicyStore, tmp_path: Path) -> None:
+def test_references_filed_elsewhere_reach_this_guard(store: PolicyStore, store_target: str) -> None:
     guard = Guard(policies=store, references=store)
     assert guard.policies.get("ORG-ADMIN").references == []
-    with PolicyStore(store.backend.path) as other:  # another process's connection
+    with PolicyStore(store_target) as other:  # another process's connection
         filer = ReferenceFiler(other)
         from pagewarden.steps import GuardEvent
 
@@ -196,3 +198,31 @@ def test_references_filed_elsewhere_reach_this_guard(store: PolicyStore, tmp_pat
         time.sleep(0.1)
     assert "Decision: BLOCK" in guard.policies.get("ORG-ADMIN").references[0].text
     guard.close()
+
+
+def test_close_says_what_it_could_not_write(tmp_path: Path) -> None:
+    db = tmp_path / "slow.db"
+    with PolicyStore(db) as setup:
+        setup.put([ADMIN])
+    store = PolicyStore(db, busy_timeout=20)
+    filer = ReferenceFiler(store)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock for a while
+    try:
+        from pagewarden.steps import GuardEvent
+
+        record = {"step": {"action": {"kind": "goto", "value": "https://app.test/admin"}},
+                  "verdict": {"decision": "block", "violated_policy_ids": ["ORG-ADMIN"]}}  # fmt: skip
+        filer(GuardEvent("step", "s1", record))
+        started = time.monotonic()
+        filer.close(timeout=0.5)
+        assert time.monotonic() - started < 5
+        assert filer.unwritten == 1 and filer.filed == 0  # counted and logged, not silently lost
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    deadline = time.monotonic() + 20  # the worker goes on while the process lives
+    while filer.filed == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert filer.filed == 1 and len(store.get("ORG-ADMIN").references) == 1
+    store.close()

@@ -1,5 +1,5 @@
 """The policy store: versions with causes, history, diff, export/import, delete, the Guard and
-the CLI — on real SQLite files."""
+the CLI — each test once on a real SQLite file and once on a real PostgreSQL database."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from tests.rules.rulekit import act
 
 
 @pytest.fixture
-def store(tmp_path: Path):
-    with PolicyStore(tmp_path / "policies.db", actor="tester") as s:
+def store(store_target: str):
+    with PolicyStore(store_target, actor="tester") as s:
         yield s
 
 
@@ -65,7 +65,9 @@ def test_delete_keeps_history_and_ids_can_return(store: PolicyStore) -> None:
     assert store.policies().ids == ["P2", "P1"]
 
 
-def test_export_import_round_trip_is_lossless(store: PolicyStore, tmp_path: Path) -> None:
+def test_export_import_round_trip_is_lossless(
+    store: PolicyStore, tmp_path: Path, another_store_target: str
+) -> None:
     from pagewarden.policies.extract import extract
 
     md = tmp_path / "handbook.md"
@@ -77,7 +79,7 @@ def test_export_import_round_trip_is_lossless(store: PolicyStore, tmp_path: Path
     out = tmp_path / "export.yaml"
     exported = store.export(out)
     assert PolicySet.load(out).to_dict() == exported
-    with PolicyStore(tmp_path / "copy.db") as copy:
+    with PolicyStore(another_store_target) as copy:
         change = copy.import_policies(out)
         assert change.cause == "import" and len(change.policy_ids) == 11
         assert copy.export() == exported
@@ -128,10 +130,17 @@ def test_a_failed_edit_writes_nothing(store: PolicyStore) -> None:
     with pytest.raises(RuntimeError):
         store.update("P1", broken)
     assert store.revision() == 1 and [v.version for v in store.history("P1")] == [1]
+    # a statement the database rejects mid-change rolls the whole change back
+    with pytest.raises(StoreError), store._write() as tx:
+        change = store._new_change(tx, "edit", "half")
+        store._store_version(tx, change, "P2", '{"id": "P2"}')
+        tx.execute("INSERT INTO policies (policy_id, version, position, body) VALUES (?, ?, ?, ?)",
+                   ("P1", 9, 9, "duplicate key"))  # fmt: skip
+    assert store.revision() == 1 and "P2" not in store and store.history("P2") == []
 
 
-def test_cli_store_commands(tmp_path: Path) -> None:
-    db = tmp_path / "p.db"
+def test_cli_store_commands(tmp_path: Path, store_target: str) -> None:
+    db = store_target
     md = tmp_path / "handbook.md"
     md.write_text(MARKDOWN)
     runner = CliRunner()
@@ -160,5 +169,23 @@ def test_cli_store_commands(tmp_path: Path) -> None:
     assert [line.split()[2] for line in changes.output.splitlines()] == ["extract", "import", "delete"]
     missing = runner.invoke(main, ["policies", "store", "show", str(db), "HANDBOOK-001"])
     assert missing.exit_code == 1 and "no policy" in missing.output
-    absent = runner.invoke(main, ["policies", "store", "list", str(tmp_path / "absent.db")])
-    assert absent.exit_code == 1 and "no such policy store" in absent.output
+    if not db.startswith("postgresql://"):
+        absent = runner.invoke(main, ["policies", "store", "list", str(tmp_path / "absent.db")])
+        assert absent.exit_code == 1 and "no such policy store" in absent.output
+    # the same, with the store given by --store (or PAGEWARDEN_STORE) rather than as DB
+    by_option = runner.invoke(main, ["policies", "store", "changes", "--store", db])
+    assert by_option.output == changes.output
+    by_env = runner.invoke(main, ["policies", "store", "changes"], env={"PAGEWARDEN_STORE": db})
+    assert by_env.output == changes.output
+    # with other arguments: the store given by --store goes before them, wherever it is written
+    shown_by_option = runner.invoke(main, ["policies", "store", "show", "HANDBOOK-002", "--store", db])
+    assert shown_by_option.exit_code == 0 and shown_by_option.output == shown.output
+    env = {"PAGEWARDEN_STORE": db}
+    shown_by_env = runner.invoke(main, ["policies", "store", "show", "HANDBOOK-002"], env=env)
+    assert shown_by_env.exit_code == 0 and shown_by_env.output == shown.output
+    again = runner.invoke(main, ["policies", "store", "import", "--store", db, str(exported)])
+    assert again.exit_code == 0 and "imported 1 policies (change 4)" in again.output  # the deleted one
+    twice = runner.invoke(main, ["policies", "store", "list", "--store", db, "--store", db])
+    assert twice.exit_code == 2 and "--store once" in twice.output
+    neither = runner.invoke(main, ["policies", "store", "changes"], env={"PAGEWARDEN_STORE": ""})
+    assert neither.exit_code == 2 and "Missing argument 'DB'" in neither.output

@@ -53,3 +53,40 @@ def killed_mid_transaction(db: str, marker: str) -> None:
 
 if __name__ == "__main__":  # python -m tests.policies.store.workers DB MARKER
     killed_mid_transaction(sys.argv[1], sys.argv[2])
+
+
+def _record(goal: str, policy_id: str) -> dict:
+    return {"step": {"goal": goal, "action": {"kind": "goto", "value": "https://app.test/admin"},
+                     "observation": {"url": "https://app.test/"}},
+            "verdict": {"decision": "block", "violated_policy_ids": [policy_id]}}  # fmt: skip
+
+
+def guard_like_worker(target: str, name: str, references: int, edits: int, start_at: float) -> dict:
+    """What one guard process does to a shared store: its reference filer files `references`
+    confirmed violations of policy ``shared`` (Algorithm 1's queue, on the filer's thread) while
+    its own thread edits policy ``edited`` `edits` times (a read-modify-write appending a token
+    to the description). Returns the goals filed and the tokens written."""
+    import hashlib
+
+    from pagewarden.policies.references import ReferenceFiler
+    from pagewarden.steps import GuardEvent
+
+    store = PolicyStore(target, actor=name)
+    filer = ReferenceFiler(store)
+    while time.time() < start_at:
+        time.sleep(0.001)
+    goals = [hashlib.sha256(f"{name}/{i}".encode()).hexdigest() * 3 for i in range(references)]
+    for goal in goals:
+        filer(GuardEvent("step", name, _record(goal, "shared")))
+    tokens = []
+    for index in range(edits):
+        token = f"[{name}:{index}]"
+        store.update("edited", lambda p, t=token: p.model_copy(update={"description": p.description + t}),
+                     detail=name)  # fmt: skip
+        tokens.append(token)
+    assert filer.flush(120)
+    counts = {"filed": filer.filed, "duplicates": filer.duplicates, "errors": filer.errors,
+              "dropped": filer.dropped}  # fmt: skip
+    filer.close()
+    store.close()
+    return {"goals": goals, "tokens": tokens, "counts": counts}

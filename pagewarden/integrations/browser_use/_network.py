@@ -1,0 +1,68 @@
+"""browser-use's browser behind pagewarden's network layer (`pagewarden proxy`).
+
+browser-use launches Chromium itself and drives it over CDP. `browser_profile` gives it
+pagewarden's Chromium and flags; with a started proxy (`network_layer`) all of the browser's
+traffic (loopback included, no QUIC, no WebRTC UDP, names resolved by the proxy only, its CA
+pinned) goes through the proxy, which enforces the guard's egress rules and exfiltration filter
+on whatever the page or the agent sends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from browser_use import BrowserProfile
+
+from pagewarden._browser import chromium_launch_options
+from pagewarden.guard import Guard
+
+__all__ = ["browser_profile", "network_layer"]
+
+
+@contextmanager
+def network_layer(
+    guard: Guard, *, host_map: Mapping[str, int] | None = None, options: Mapping[str, Any] | None = None
+) -> Iterator[Any]:
+    """The network layer for `guard` (`pagewarden.proxy.standalone_proxy`, what
+    ``pagewarden proxy`` runs), started and checked to refuse what it must; its refusals are
+    ``network`` events of `guard`. Stopped on leaving."""
+    from pagewarden.proxy import standalone_proxy, verify_enforcing
+
+    def refused(refusal: Any) -> None:
+        data = refusal.to_dict()
+        data.pop("tab", None)
+        guard.emit("network", data)
+        guard.log.info(
+            "network_refused", action=data.get("action"), host=data.get("host"), rule=data.get("rule")
+        )
+
+    server = standalone_proxy(guard, host_map=host_map, options=options, on_refusal=refused)
+    server.start()
+    try:
+        verify_enforcing(server)
+        yield server
+    finally:
+        server.stop()
+
+
+def browser_profile(
+    *, network: Any = None, host_map: dict[str, int] | None = None, headless: bool = True, **kwargs: Any
+) -> BrowserProfile:
+    """A browser-use `BrowserProfile` with pagewarden's Chromium (a system Chromium if found)
+    and flags; with `network` (from `network_layer`) every request goes through it, without,
+    `host_map` maps made-up hosts to local ports. Other keywords go to `BrowserProfile`."""
+    if network is not None:
+        from pagewarden.proxy import chromium_proxy_args
+
+        options = chromium_launch_options(headless=headless, extra_args=chromium_proxy_args(network))
+    else:
+        options = chromium_launch_options(headless=headless, host_map=host_map)
+    args = [*options["args"], *kwargs.pop("args", [])]
+    settings: dict[str, Any] = {"headless": headless, "args": args, "chromium_sandbox": False,
+                                "enable_default_extensions": False}  # fmt: skip
+    if options.get("executable_path"):
+        settings["executable_path"] = options["executable_path"]
+    settings.update(kwargs)
+    return BrowserProfile(**settings)

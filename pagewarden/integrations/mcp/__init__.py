@@ -1,0 +1,24 @@
+"""`pagewarden mcp`: a guarded browser MCP server (the ``mcp`` extra: the official MCP Python SDK).
+
+Tools named and shaped like Playwright MCP's core set; every action goes through the guard
+with the tool call's ``intent`` as the agent's reasoning; page content goes back fenced as
+untrusted data with injected orders removed. See docs/guides/mcp.md.
+"""
+
+from pagewarden.integrations.mcp._options import ServerOptions
+from pagewarden.integrations.mcp._server import GuardedBrowserServer, ToolFailure
+from pagewarden.integrations.mcp._snapshot import PageState, Removed, fence_page, strip_instructions
+from pagewarden.integrations.mcp._transports import http_app, run_http, run_stdio
+
+__all__ = [
+    "GuardedBrowserServer",
+    "PageState",
+    "Removed",
+    "ServerOptions",
+    "ToolFailure",
+    "fence_page",
+    "http_app",
+    "run_http",
+    "run_stdio",
+    "strip_instructions",
+]
