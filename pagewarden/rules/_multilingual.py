@@ -521,6 +521,7 @@ _SUSPICIOUS = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
 def _is_trigger(word: str) -> bool:
     lex = lexicon()
     spaced, substrings = lex.triggers

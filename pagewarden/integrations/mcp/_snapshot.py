@@ -16,6 +16,7 @@ import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pagewarden.judge import addresses_judge
 from pagewarden.llm import Fence
@@ -200,6 +201,7 @@ def _unquote(line: str) -> str:
     return f"{indent}- {''.join(key)}{rest}"
 
 
+@lru_cache(maxsize=1 << 16)
 def _payload(line: str) -> tuple[str, re.Match[str] | None]:
     match = _LINE.match(_unquote(line))
     if match is None:
@@ -226,6 +228,7 @@ def _may_order(folded: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=1 << 16)  # the snapshot after each action repeats most lines of the last one
 def _verdict(text: str, *, hot: bool = True) -> tuple[str, ...]:
     """The detectors' families when `text` gives orders to an agent or the guard; empty: it does
     not. `hot`: the multilingual checks found a trigger in it (then no English pre-check)."""
@@ -313,12 +316,8 @@ def strip_instructions(snapshot: str) -> tuple[str, Removed]:
     payloads = [_payload(line) for line in lines]
     hot = _hot_lines(snapshot)
     flagged: dict[int, tuple[str, ...]] = {}
-    seen: dict[tuple[str, bool], tuple[str, ...]] = {}
     for i, (text, _) in enumerate(payloads):
-        key = (text, i in hot)
-        kinds = seen.get(key)
-        if kinds is None:
-            kinds = seen[key] = _verdict(text, hot=i in hot)
+        kinds = _verdict(text, hot=i in hot)
         if kinds:
             flagged[i] = kinds
     previous = None

@@ -195,34 +195,52 @@ class PostgresBackend(StoreBackend):
             self._pools[pid] = pool
         return pool
 
-    @contextmanager
-    def transaction(self, *, write: bool) -> Iterator[Transaction]:
+    def _begin(self, write: bool) -> tuple[Any, Any]:
+        """A pooled connection with a transaction begun (and, to write, the lock taken). A
+        pooled connection found broken (the server restarted, a failover, an idle timeout) is
+        dropped and the next one tried, once per connection the pool holds: nothing of the
+        transaction had run on it."""
         psycopg, psycopg_pool = _driver()
         pool = self._pool()
-        try:
-            context = pool.connection(timeout=self.busy_timeout)
-            connection = context.__enter__()
-        except psycopg_pool.PoolTimeout:
-            raise StoreError(
-                f"{self.describe()}: no database connection within {self.busy_timeout:g} s "
-                f"(pool of {self.pool_size})"
-            ) from None
-        except psycopg.Error as exc:
-            raise self._error("", exc) from None
-        try:
+        begin = (f"BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({LOCK_KEY})"
+                 if write else "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")  # fmt: skip
+        for attempt in range(self.pool_size + 1):
             try:
-                if write:
-                    connection.execute(
-                        f"BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({LOCK_KEY})"
-                    )
-                else:
-                    connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                context = pool.connection(timeout=self.busy_timeout)
+                connection = context.__enter__()
+            except psycopg_pool.PoolTimeout:
+                raise StoreError(
+                    f"{self.describe()}: no database connection within {self.busy_timeout:g} s "
+                    f"(pool of {self.pool_size})"
+                ) from None
+            except psycopg.Error as exc:
+                raise self._error("", exc) from None
+            try:
+                connection.execute(begin)
+                return context, connection
             except psycopg.errors.LockNotAvailable:
                 self._rollback(connection)
+                context.__exit__(None, None, None)
                 raise StoreError(
                     f"{self.describe()}: the store is locked by another writer "
                     f"(waited {self.busy_timeout:g} s for the lock)"
                 ) from None
+            except psycopg.OperationalError as exc:
+                broken = connection.broken or connection.closed
+                context.__exit__(None, None, None)  # the pool discards a broken connection
+                if not broken or attempt == self.pool_size:
+                    raise self._error("", exc) from None
+            except psycopg.Error as exc:
+                self._rollback(connection)
+                context.__exit__(None, None, None)
+                raise self._error("", exc) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[Transaction]:
+        psycopg, _ = _driver()
+        context, connection = self._begin(write)
+        try:
             try:
                 yield _PostgresTransaction(connection)
             except BaseException:

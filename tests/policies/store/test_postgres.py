@@ -96,3 +96,24 @@ def test_followers_are_notified_of_each_change(postgres_url: str) -> None:
         assert woke and 0 <= woke[0] - wrote < 2.0  # told at once, not at the end of the wait
         store.backend.end_wait()
         store.close()
+
+
+def test_connections_the_server_dropped_are_replaced(
+    postgres_server: PostgresServer, postgres_url: str
+) -> None:
+    """After a server restart or failover every pooled connection is dead: the next calls
+    go on with new ones instead of failing (a reference filed then is not lost)."""
+    import psycopg
+
+    with PolicyStore(postgres_url, actor="guard") as store:
+        store.put([policy("P1")])
+        with store.backend.transaction(write=False), store.backend.transaction(write=False):
+            pass  # two connections in the pool
+        with psycopg.connect(postgres_server.url("postgres"), autocommit=True) as admin:
+            killed = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE application_name = 'pagewarden' AND pid <> pg_backend_pid()"
+            ).fetchone()[0]
+        assert killed >= 2
+        assert store.update("P1", lambda p: p.model_copy(update={"description": "after"})) is not None
+        assert store.get("P1").description == "after" and store.revision() == 2
