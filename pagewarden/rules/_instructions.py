@@ -126,7 +126,12 @@ _FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
     (
         "mention_ai",
         0.5,
-        (r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\b", r"\b(?:assistant|agent)\s*:\s"),
+        (
+            r"\b(?:ai|llm)\s+(?:agents?|assistants?|models?)\b",
+            r"\b(?:assistant|agent)\s*:\s",
+            # a sentence, or a postscript, that opens by calling the assistant or agent
+            r"(?:^|[.!?;]\s+|\bp\.?\s?s\.?\s+)(?:dear\s+)?(?:assistant|agent)\s*,\s",
+        ),
     ),
     (
         "dictation",
@@ -190,6 +195,9 @@ _FAMILIES: tuple[tuple[str, float, tuple[str, ...]], ...] = (
         (
             r"\b(?:send|post|forward|upload|copy|paste|email|leak|transmit)\s+(?:it|them|this|that|the\s+\w+|your\s+\w+)\s+"
             r"(?:to|into|at)\b",
+            # … whatever it is, however many words name it, to an e-mail address
+            r"\b(?:send|post|forward|upload|email|e-mail|leak|transmit)\s+(?:[\w'-]+\s+){0,8}?(?:to|at)\s+"
+            r"[\w.+-]+@[\w-]+(?:[.\s][\w-]+)*?\.[a-z]{2,}\b",  # (hyphens read as spaces: `unjoin`)
             r"\binclude\s+(?:it|them|the\s+\w+)\s+in\s+the\s+(?:url|link|address|query)",
             r"\b(?:append|add)\s+(?:it|the\s+\w+)\s+to\s+the\s+(?:url|link)",
         ),

@@ -13,6 +13,7 @@ import pytest
 
 from pagewarden.judge import addresses_judge, evidence_lines
 from pagewarden.rules import fold, instruction_signals, trigger_positions
+from pagewarden.rules._instructions import INSTRUCTION_THRESHOLD
 from pagewarden.rules._lexicon import CONCEPTS, Lexicon, _add, lexicon
 from pagewarden.rules._normalise import fold_with_evasion, match_key
 from tests.rules.lang_cases import CASES
@@ -157,7 +158,10 @@ def test_a_lexicon_entry_with_an_unknown_slot_is_refused() -> None:
 def test_english_results_are_those_of_the_english_only_checks() -> None:
     """Every English text the project has, scored by the checks as they were before the other
     languages (benchmarks/_lang_before) and today: the same, but for the two hidden-character
-    attacks, which gain the ``obfuscated`` family (their score was already 1.0)."""
+    attacks, which gain the ``obfuscated`` family (their score was already 1.0), and texts
+    already read as instructions, which may gain families from English patterns added since
+    (an order to send something to an e-mail address): no text that was not read as an
+    instruction becomes one, and no score goes down."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from benchmarks.languages import english_unchanged
 
@@ -166,7 +170,8 @@ def test_english_results_are_those_of_the_english_only_checks() -> None:
     assert result["addresses_judge_changed"] == []
     for change in result["signals_changed"]:
         before, after = change["before"], change["after"]
-        assert after[0] >= before[0] and set(after[1]) - set(before[1]) <= {"obfuscated"}, change
+        assert after[0] >= before[0], change
+        assert set(after[1]) - set(before[1]) <= {"obfuscated"} or before[0] >= INSTRUCTION_THRESHOLD, change
 
 
 def test_the_lexicon_ships_as_package_data() -> None:
