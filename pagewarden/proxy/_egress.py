@@ -30,6 +30,7 @@ import contextlib
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from mitmproxy import http
 
@@ -82,6 +83,8 @@ class EgressPolicy:
         self, policies: Iterable[object] | None = None, on_refusal: RefusalSink | None = None
     ) -> None:
         self._policies = list(policies or ())
+        #: the proxy's own options (`configure`), kept to rebuild the rules in `set_policies`
+        self._options: dict[str, Any] = {}
         self.rules = EgressRules.from_policies(self._policies)
         self.sinks: list[RefusalSink] = [on_refusal] if on_refusal is not None else []
         # the latest refusals (each is also a `network` event and a log line): bounded, so a page
@@ -99,12 +102,21 @@ class EgressPolicy:
         from mitmproxy import ctx
 
         if updated & {"pagewarden_strict", "pagewarden_allow_hosts", "pagewarden_deny_hosts"}:
-            self.rules = EgressRules.from_policies(
-                self._policies,
-                strict=ctx.options.pagewarden_strict,
-                allow_hosts=ctx.options.pagewarden_allow_hosts,
-                deny_hosts=ctx.options.pagewarden_deny_hosts,
-            )
+            self._options = {
+                "strict": ctx.options.pagewarden_strict,
+                "allow_hosts": list(ctx.options.pagewarden_allow_hosts),
+                "deny_hosts": list(ctx.options.pagewarden_deny_hosts),
+            }
+            self.rules = EgressRules.from_policies(self._policies, **self._options)
+
+    def set_policies(self, policies: Iterable[object]) -> None:
+        """Enforce `policies` from the next request on (a guard following its policy store
+        installed a new version), with the options the proxy was configured with. The rules
+        are built first and swapped in whole, so a request is judged by the old or the new.
+        (Not named ``update``: that is a mitmproxy event, called with flows.)"""
+        listed = list(policies)
+        rules = EgressRules.from_policies(listed, **self._options)
+        self._policies, self.rules = listed, rules
 
     def report(self, refusal: Refusal) -> None:
         """Remember `refusal` and hand it to every sink (a failing sink is skipped)."""

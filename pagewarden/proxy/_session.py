@@ -27,6 +27,22 @@ __all__ = ["PROBE_HOST", "chromium_proxy_args", "session_proxy", "standalone_pro
 PROBE_HOST = "enforcement-probe.pagewarden.invalid"
 
 
+def _follow_policies(guard: Any, egress: EgressPolicy) -> None:
+    """Keep `egress` on `guard`'s policies: each ``policies`` event (a guard following its
+    policy store installed a new version, `Guard.reload_policies`) gives the proxy the new
+    egress rules from the next request on, as the rules tier has them. The exfiltration
+    filter reads the guard's policies on each request already."""
+    subscribe = getattr(guard, "subscribe", None)
+    if subscribe is None:
+        return
+
+    def follow(event: Any) -> None:
+        if getattr(event, "kind", None) == "policies":
+            egress.set_policies(guard.policies)
+
+    subscribe(follow)
+
+
 def session_proxy(
     guard: Any,
     *,
@@ -65,6 +81,7 @@ def session_proxy(
     tokens = SessionTokens(known=sessions.__contains__, report=route, download_owner=download_owner)
     chain: list[Any] = [tokens]
     egress = EgressPolicy(guard.policies, on_refusal=route)
+    _follow_policies(guard, egress)
     chain.append(egress)
     if grants:
         chain.append(NavigationGrants(sessions, egress))
@@ -113,8 +130,10 @@ def standalone_proxy(
         if refusal.host != PROBE_HOST and on_refusal is not None:
             on_refusal(refusal)
 
+    egress = EgressPolicy(guard.policies, on_refusal=report)
+    _follow_policies(guard, egress)
     chain: list[Any] = [
-        EgressPolicy(guard.policies, on_refusal=report),
+        egress,
         ExfiltrationFilter(lambda flow: guard, lambda flow, refusal: report(refusal)),
         Replay(),
         Recorder(redact=guard.secrets.redact),

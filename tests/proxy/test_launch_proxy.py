@@ -146,3 +146,37 @@ def test_the_session_addon_chain() -> None:
     assert session_module.PROBE_HOST in server.extra_options["pagewarden_deny_hosts"]
     assert server.extra_options["pagewarden_require_session"] is True
     assert guard.network is not None and len(guard.network.token) == 24
+
+
+async def test_the_proxy_follows_a_new_version_of_the_guards_store(netsite: LocalSite, tmp_path) -> None:
+    """A guard following its store hands each new version to the network layer too: a host an
+    administrator denies while the session runs is refused on the wire from then on, for what
+    the page requests by itself (before, the proxy kept the rules it started with)."""
+    from pagewarden import Guard
+    from pagewarden.policies.store import PolicyStore
+    from tests.policies.store.workers import policy
+
+    db = str(tmp_path / "policies.db")
+    with PolicyStore(db, actor="admin") as admin:
+        admin.put([policy("P-NET", "Do not reach other.test.", rules=[{"domain_deny": ["other.test"]}])])
+        guard = Guard(policies=PolicyStore(db), baseline=False)
+        events: list[GuardEvent] = []
+        guard.subscribe(events.append)
+        async with launch(guard, proxy=True, host_map={"*.test": netsite.port}) as page:
+            await page.goto("http://site.test/cdn.html")  # its image and fetch go to cdn.test
+            await page.wait_for_function("window.fetched !== undefined")
+            reached = len(netsite.requests_to("cdn.test"))
+            assert reached == 2
+            admin.put([policy("P-NET", "Do not reach cdn.test.", rules=[{"domain_deny": ["cdn.test"]}])])
+            for _ in range(750):  # SQLite: a revision poll every 0.5 s
+                if guard.follower.reloads >= 1:
+                    break
+                await asyncio.sleep(0.02)
+            assert guard.follower.reloads >= 1
+            await page.goto("http://site.test/cdn.html")
+            await page.wait_for_function("window.fetched !== undefined")
+            await asyncio.sleep(0.3)
+        guard.close()
+    refused = [e.data for e in events if e.kind == "network" and e.data.get("host") == "cdn.test"]
+    assert refused and {"policy_id": "P-NET", "rule": "domain_deny"}.items() <= refused[0].items()
+    assert len(netsite.requests_to("cdn.test")) == reached  # nothing more reached cdn.test
