@@ -56,8 +56,8 @@ class _ReplayGuard(Guard):
         self.commits: list[tuple[Step, Verdict, bool]] = []
         self._kept: tuple[Step, Verdict, Verdict] | None = None  # (step, followed, real) of `remember`
 
-    def judge(self, step: Step, page: Any = None):  # type: ignore[override]
-        verdict = yield from super().judge(step, page)
+    def judge(self, step: Step, page: Any = None, *, page_text: str | None = None):  # type: ignore[override]
+        verdict = yield from super().judge(step, page, page_text=page_text)
         self._real = verdict
         if self.expect_ran is None or verdict.allowed == self.expect_ran:
             return verdict

@@ -28,9 +28,16 @@ def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _modules_only(folder: str, names: list[str]) -> list[str]:
+    """What the copy leaves out: caches and every file that is not a module (the linter reads
+    modules only; data files such as the eval's labelled set would be test artefacts)."""
+    data = [n for n in names if not (Path(folder) / n).is_dir() and not n.endswith(".py")]
+    return [*data, *(n for n in names if n == "__pycache__")]
+
+
 def _copy(tmp_path: Path) -> Path:
     tree = tmp_path / "tree"
-    shutil.copytree(ROOT / "pagewarden", tree / "pagewarden", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "pagewarden", tree / "pagewarden", ignore=_modules_only)
     shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
     return tree
 
