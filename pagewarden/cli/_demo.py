@@ -62,9 +62,11 @@ def demo(
     """Run scripted agents on a local tracker and forum with planted prompt injections.
 
     Guarded (the default), every action goes through the embedded default guard (no policy
-    file, no LLM) and every request through its network layer (--no-proxy: not): exit 0
-    when every planted attack is stopped and every benign action runs with its effect, 1
-    otherwise. With --unguarded, exit 0 when every attack works on a raw page.
+    file; no LLM unless --llm-* or PAGEWARDEN_LLM_* name one, and then the table and the
+    report name the model and count its calls) and every request through its network layer
+    (--no-proxy: not): exit 0 when every planted attack is stopped and every benign action
+    runs with its effect, 1 otherwise. With --unguarded, exit 0 when every attack works on a
+    raw page.
     """
     from pagewarden.demo.runner import run_demo
     from pagewarden.guard import terminal_approver
