@@ -18,8 +18,10 @@ from typing import Any
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
 from pagewarden import Guard
+from pagewarden.cli import main
 
 ROOT = Path(__file__).parents[2]
 DEPLOY = ROOT / "deploy"
@@ -38,12 +40,11 @@ def _env_example() -> dict[str, str]:
 
 @cache
 def _help(*command: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "pagewarden", *command, "--help"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    """``pagewarden COMMAND --help``, in this process (click renders the same help text; the
+    process itself is run below, where it is what is tested)."""
+    done = CliRunner().invoke(main, [*command, "--help"], prog_name="pagewarden", terminal_width=80)
+    assert done.exit_code == 0, done.output
+    return done.output
 
 
 def _check_command(words: list[str]) -> None:
