@@ -111,16 +111,21 @@ class McpSession:
         named = self.client.name if self.client is not None else None
         self.agent_name = named or agent_label(client_name)
         if self.guard is None and self.options.guard:
-            self.guard = Guard(
-                policies=list(self.policies) or None,
-                goal=self.goal,
-                llm=self.options.llm,
-                console=self.options.console,
-                record=self._record_dir(),
-                agent_name=self.agent_name,
-                session_id=self.id,
-            )
+            self.guard = self.make_guard()
         self.browser = BrowserSession(self.options, self.guard, self.shared)
+
+    def make_guard(self) -> Guard:
+        """This session's guard, as the server's options and the session's client say (the one
+        place a session's guard is configured)."""
+        return Guard(
+            policies=list(self.policies) or None,
+            goal=self.goal,
+            llm=self.options.llm,
+            console=self.options.console,
+            record=self._record_dir(),
+            agent_name=self.agent_name,
+            session_id=self.id,
+        )
 
     def _record_dir(self) -> Path | None:
         """Where the session is recorded: the server's ``--record`` directory itself (stdio: one
