@@ -170,7 +170,10 @@ def mcp_command(
     try:
         from pagewarden.integrations.mcp import GuardedBrowserServer, ServerOptions, run_http, run_stdio
     except ImportError as exc:
-        _error(f"pagewarden mcp needs the mcp extra: pip install 'pagewarden[mcp]' ({exc})")
+        _error(
+            "pagewarden mcp needs pagewarden's mcp extra: "
+            f"pip install -c constraints.txt '/path/to/pagewarden[mcp]' ({exc})"
+        )
         sys.exit(2)
     if not headless and sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
         headless = True  # as Playwright MCP does: no display, no headed browser
