@@ -58,6 +58,18 @@ from pagewarden.policies import PolicyError
               help="A directory browser_file_upload may read from (repeatable; default: the working "
               "directory).")  # fmt: skip
 @click.option("--no-evaluate", is_flag=True, help="Do not offer browser_evaluate at all.")
+@click.option(
+    "--caps",
+    help="Comma-separated extra tool sets, as Playwright MCP's --caps: 'vision' offers the coordinate tools "
+    "(browser_mouse_click_xy …). Playwright MCP's other sets are not offered (a warning says so).",
+)
+@click.option(
+    "--secrets",
+    "secrets_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A dotenv file of secrets the model types by name and never reads (Playwright MCP's --secrets); "
+    "each may be typed only on the domains its '# domains:' comment names.",
+)
 @click.option("--port", type=int, help="Serve streamable HTTP on this port (at /mcp) instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind the HTTP server to.")
 @click.option(
@@ -74,7 +86,8 @@ def mcp_command(
     headless: bool, browser: str, executable_path: str | None, user_data_dir: Path | None, isolated: bool,
     storage_state: Path | None, policy_files: tuple[Path, ...], goal: str | None, set_goal_tool: bool,
     console_url: str | None, record: Path | None, proxy: bool, maps: tuple[str, ...], output_dir: Path | None,
-    upload_dirs: tuple[Path, ...], no_evaluate: bool, port: int | None, host: str, allowed_hosts: str | None,
+    upload_dirs: tuple[Path, ...], no_evaluate: bool, caps: str | None, secrets_file: Path | None,
+    port: int | None, host: str, allowed_hosts: str | None,
     timeout_action: float, timeout_navigation: float,
     llm_base_url: str | None, llm_model: str | None, llm_config: Path | None,
 ) -> None:  # fmt: skip
@@ -115,6 +128,8 @@ def mcp_command(
         evaluate=not no_evaluate,
         action_timeout_ms=timeout_action,
         navigation_timeout_ms=timeout_navigation,
+        caps=_caps(caps),
+        secrets=secrets_file,
     )
     try:
         server = GuardedBrowserServer(options)
@@ -133,3 +148,33 @@ def mcp_command(
             asyncio.run(run_http(server, host, port, hosts, ready=ready))
     except KeyboardInterrupt:
         pass
+
+
+#: Playwright MCP's --caps sets that pagewarden mcp does not offer (warned about, not an error).
+_PLAYWRIGHT_CAPS = frozenset(
+    {"core", "tabs", "install", "pdf", "devtools", "network", "storage", "config", "testing"}
+)
+
+
+def _caps(value: str | None) -> tuple[str, ...]:
+    """The --caps sets pagewarden offers; Playwright MCP's others are warned about, unknown
+    names are an error."""
+    from pagewarden.integrations.mcp import CAPABILITIES
+
+    offered = []
+    for name in (part.strip().lower() for part in (value or "").split(",")):
+        if not name:
+            continue
+        if name in CAPABILITIES:
+            offered.append(name)
+        elif name in _PLAYWRIGHT_CAPS:
+            if name != "core":
+                err_console.print(
+                    f"pagewarden mcp: Playwright MCP's '{name}' tools are not offered; ignored.",
+                    highlight=False,
+                    markup=False,
+                )
+        else:
+            known = ", ".join(sorted(CAPABILITIES | _PLAYWRIGHT_CAPS))
+            raise click.BadParameter(f"unknown capability {name!r} (known: {known})", param_hint="--caps")
+    return tuple(dict.fromkeys(offered))

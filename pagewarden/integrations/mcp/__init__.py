@@ -5,19 +5,27 @@ with the tool call's ``intent`` as the agent's reasoning; page content goes back
 untrusted data with injected orders removed. See docs/guides/mcp.md.
 """
 
+from pagewarden.integrations.mcp._errors import ToolFailure
 from pagewarden.integrations.mcp._options import ServerOptions
-from pagewarden.integrations.mcp._server import GuardedBrowserServer, ToolFailure
+from pagewarden.integrations.mcp._secrets import NamedSecret, SecretBook, SecretsFileError, load_secrets
+from pagewarden.integrations.mcp._server import GuardedBrowserServer
 from pagewarden.integrations.mcp._snapshot import PageState, Removed, fence_page, strip_instructions
+from pagewarden.integrations.mcp._tools import CAPABILITIES
 from pagewarden.integrations.mcp._transports import http_app, run_http, run_stdio
 
 __all__ = [
+    "CAPABILITIES",
     "GuardedBrowserServer",
+    "NamedSecret",
     "PageState",
     "Removed",
+    "SecretBook",
+    "SecretsFileError",
     "ServerOptions",
     "ToolFailure",
     "fence_page",
     "http_app",
+    "load_secrets",
     "run_http",
     "run_stdio",
     "strip_instructions",
