@@ -178,14 +178,15 @@ class SessionLog:
         self._doc_start: dict[int, int] = {}  # id(page) -> seq of its current document's request
         self._context: Any = None
         self._unsubscribe: Any = None
-        if guard is not None:
-            self._unsubscribe = guard.subscribe(self._on_guard_event, kinds=("network",))
 
     # -- life cycle ----------------------------------------------------------------------------
     def attach(self, context: Any) -> None:
-        """Record `context` (a raw Playwright `BrowserContext`) from now on."""
+        """Record `context` (a raw Playwright `BrowserContext`) and the guard's refusals from
+        now on."""
         self.detach_context()
         self._context = context
+        if self.guard is not None:
+            self._unsubscribe = self.guard.subscribe(self._on_guard_event, kinds=("network",))
         context.on("console", self._on_console)
         context.on("weberror", self._on_weberror)
         context.on("request", self._on_request)
@@ -193,7 +194,11 @@ class SessionLog:
         context.on("requestfailed", self._on_failed)
 
     def detach_context(self) -> None:
-        """Stop recording the browser context (it closed); what was recorded is dropped."""
+        """Stop recording the browser context (it closed) and the guard's refusals; what was
+        recorded is dropped."""
+        unsubscribe, self._unsubscribe = self._unsubscribe, None
+        if unsubscribe is not None:
+            unsubscribe()
         context, self._context = self._context, None
         if context is not None:
             for event, handler in (
@@ -212,9 +217,6 @@ class SessionLog:
     def close(self) -> None:
         """Detach from the context and from the guard's events."""
         self.detach_context()
-        unsubscribe, self._unsubscribe = self._unsubscribe, None
-        if unsubscribe is not None:
-            unsubscribe()
 
     # -- recording -----------------------------------------------------------------------------
     def _on_guard_event(self, event: Any) -> None:
