@@ -19,6 +19,8 @@ from pagewarden.trace import global_secrets
 from tests.artefacts import artefacts, leaks
 from tests.postgres_server import PostgresServer
 
+pytest_plugins = ["tests.cpu_durations"]  # --cpu-durations=N
+
 PAGES = Path(__file__).parent / "pages"
 
 #: The variables that say where a user's home and pagewarden's per-user directory are.
@@ -94,7 +96,7 @@ def no_secret_in_artefacts(tmp_path_factory: pytest.TempPathFactory) -> Iterator
 #: Fixtures that bring up a Chromium (directly or through what they depend on).
 BROWSER_FIXTURES = frozenset(
     {"browser", "context", "page", "demo_browser", "plain_browser", "person_browser", "person",
-     "guarded_result", "unguarded_result", "proxied_result"}
+     "guarded_result", "unguarded_result"}
 )  # fmt: skip
 #: Words in a test module's source that mean some of its tests drive a browser or a process that does.
 BROWSER_WORDS = ("playwright", "chromium", "pagewarden.sync_api", "launch(", "scripts/demo", "run_demo",
