@@ -96,6 +96,7 @@ def serve(variant: str, port: int, site_port: int, policy: Path, max_sessions: i
     options = ServerOptions(
         headless=True, isolated=True, host_map={"*.test": site_port}, guard=guarded, proxy=guarded,
         policies=(policy,) if guarded else (), output_dir=policy.parent / "out",
+        action_timeout_ms=30000,  # a loaded 2-core machine: a snapshot may take seconds
     )  # fmt: skip
     http = HttpOptions(
         port=port, clients=Clients.from_token(TOKEN), max_sessions=max_sessions,
@@ -186,6 +187,16 @@ class Client:
             self.unexpected.append(f"{tool}: {_text(result)[:200]}")
         return _text(result)
 
+    async def refs(self, session: ClientSession, answer: str, *wanted: str) -> dict[str, str]:
+        """The refs of `answer`; when the answer holds no snapshot with `wanted` (the page was
+        still settling), a new snapshot, as a model would ask for one (up to three)."""
+        refs = _refs(answer)
+        for _ in range(3):
+            if all(key in refs for key in wanted):
+                break
+            refs = _refs(await self.call(session, "browser_snapshot", {}))
+        return refs
+
     async def session(self, url: str, site_port: int, rounds: int, guarded: bool) -> None:
         headers = {"Authorization": f"Bearer {TOKEN}"}
         info = types.Implementation(name=f"bench-client-{self.index}", version="1")
@@ -198,11 +209,13 @@ class Client:
             home = "http://shop.test/"
             for i in range(rounds):
                 page = await self.call(session, "browser_navigate", {"url": home, "intent": "Open the shop."})
-                refs = _refs(page)
+                refs = await self.refs(session, page, "textbox:Note", "button:Count")
                 await self.call(session, "browser_type", {"element": "Note", "ref": refs["textbox:Note"],
                                                           "text": f"note {self.index}-{i}"})  # fmt: skip
                 await self.call(session, "browser_click", {"element": "Count", "ref": refs["button:Count"]})
-                refs = _refs(await self.call(session, "browser_snapshot", {}))
+                refs = await self.refs(
+                    session, await self.call(session, "browser_snapshot", {}), "link:Second page"
+                )
                 await self.call(session, "browser_click", {"element": "Second page",
                                                            "ref": refs["link:Second page"]})  # fmt: skip
                 await self.call(session, "browser_navigate_back", {})
@@ -210,7 +223,9 @@ class Client:
                                 refused=True, guarded=guarded)  # fmt: skip
                 # raw: back from evil.test; guarded: the page never left (the same number of calls)
                 await self.call(session, "browser_navigate_back" if not guarded else "browser_snapshot", {})
-                refs = _refs(await self.call(session, "browser_snapshot", {}))
+                refs = await self.refs(
+                    session, await self.call(session, "browser_snapshot", {}), "link:Partner offer"
+                )
                 await self.call(session, "browser_click", {"element": "Partner offer",
                                                            "ref": refs["link:Partner offer"]},
                                 refused=True, guarded=guarded)  # fmt: skip
