@@ -117,17 +117,20 @@ async def test_two_clients_are_isolated_and_named_and_one_closing_leaves_the_oth
         async with http_server(options, HttpOptions(clients=_tokens(tmp_path))) as (url, server):  # noqa: SIM117
             async with http_client(url, ALICE, name="claude-code") as alice:
                 assert not (await alice.call_tool("set_goal", {"goal": "Read alice's vault."})).isError
-                signed_in = {"url": "http://vault.test/login?user=alice"}
-                page = text_of(await alice.call_tool("browser_navigate", signed_in))
-                assert "signed in as alice" in page
                 async with http_client(url, BOB, name="claude-code") as bob:
                     assert not (await bob.call_tool("set_goal", {"goal": "Read bob's vault."})).isError
+                    # both open their browser context and network layer at the same moment
+                    signed_in, signed_out = await asyncio.gather(
+                        alice.call_tool("browser_navigate", {"url": "http://vault.test/login?user=alice"}),
+                        bob.call_tool("browser_navigate", {"url": "http://vault.test/"}),
+                    )
+                    assert "signed in as alice" in text_of(signed_in)
+                    assert "signed out" in text_of(signed_out) and "alice" not in text_of(signed_out)
                     # B sees none of A's tabs or pages, and has none of A's cookies
                     seen = text_of(await bob.call_tool("browser_snapshot", {}))
                     seen += text_of(await bob.call_tool("browser_tabs", {"action": "list"}))
-                    assert "alice" not in seen and "vault.test" not in seen
-                    page = text_of(await bob.call_tool("browser_navigate", {"url": "http://vault.test/"}))
-                    assert "signed out" in page and "alice" not in page
+                    seen += text_of(await bob.call_tool("browser_navigate", {"url": "http://vault.test/"}))
+                    assert "alice" not in seen and "signed out" in seen
                     # B's refusal is B's; A acts at the same time and is not held up by it
                     refused, mine = await asyncio.gather(
                         bob.call_tool("browser_navigate", {"url": "http://evil.test/"}),
