@@ -92,6 +92,14 @@ class NetworkSession:
         self.guard = guard
         self.token = token or new_token()
         self.ttl = ttl
+        #: the proxy's listen port of this session's browser context, and its URL (the context's
+        #: proxy setting: whatever arrives there is the session's; None until a proxy gives one)
+        self.port: int | None = None
+        self.proxy_url: str | None = None
+        #: the context goes through the proxy's main port, beside the browser's own traffic (a
+        #: persistent profile has one proxy setting for both): there, a request without the token
+        #: is the session's when a document or worker made it (`pagewarden.proxy._tokens`)
+        self.shares_main_port = False
         self._lock = threading.Lock()
         #: per tab (the guard's tab id; None: a page not tagged yet, e.g. a popup the page
         #: opened before the agent acted in it): site -> expiry (monotonic)
