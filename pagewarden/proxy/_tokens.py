@@ -166,6 +166,8 @@ class SessionTokens:
             flow.metadata["pagewarden_session"] = owner
             if tab is not None and token == owner:
                 flow.metadata["pagewarden_tab"] = tab
+            if token is None:  # no page's extra headers: a worker's, a preflight, a keepalive
+                flow.metadata["pagewarden_untagged"] = True
             return
         if owner is None and token is not None and self.known(token):
             flow.metadata["pagewarden_session"] = token

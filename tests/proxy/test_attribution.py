@@ -112,3 +112,28 @@ def test_the_session_proxy_gives_the_context_a_port_of_its_own() -> None:
     session = guard.network
     assert session.port in server.extra_ports and session.port != server.port
     assert session.proxy_url == f"http://127.0.0.1:{session.port}" != server.url
+
+
+def test_a_navigation_a_service_worker_forwards_goes_only_to_a_site_a_tab_reached() -> None:
+    """A service worker answering a navigation with its own fetch sends it with
+    ``Sec-Fetch-Dest: empty`` and no tab id (only ever to its own origin): the session's grants
+    take it when a tab the guard acts in reached the site; a page not tagged yet (a popup the
+    page opened) keeps its own grants."""
+    from pagewarden.proxy._grants import NavigationGrants, NetworkSession
+
+    session = NetworkSession(Guard())
+    session.tagged("t1", "http://app.test/")
+    grants = NavigationGrants({session.token: session})
+
+    def navigation(url: str, dest: str) -> Any:
+        flow = _flow(OWN, {"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": dest})
+        flow.request.url = url
+        flow.metadata["pagewarden_session"] = session.token
+        grants.request(flow)
+        return flow.response
+
+    assert navigation("http://app.test/inbox", "empty") is None
+    refused = navigation("http://evil.test/inbox", "empty")
+    assert refused is not None and refused.status_code == 204
+    popup = navigation("http://app.test/inbox", "document")  # a page not tagged: tab None's grants
+    assert popup is not None and popup.status_code == 204

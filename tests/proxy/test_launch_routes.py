@@ -230,7 +230,9 @@ SERVICE_WORKER = """self.addEventListener('install', e => {
 });
 self.addEventListener('activate', e => e.waitUntil(clients.claim()));
 self.addEventListener('fetch', e => {
-  if (e.request.url.includes('/later')) {
+  if (e.request.url.includes('/through')) {  // a navigation the worker fetches itself
+    e.respondWith(fetch(e.request));
+  } else if (e.request.url.includes('/later')) {
     const headers = {'content-type': 'text/html'};
     e.respondWith(new Response('<title>served by the worker</title>', {headers}));
   }
@@ -252,6 +254,7 @@ async def test_service_workers_run_behind_the_network_layer_and_their_requests_a
         site.route("localhost", "/sw.js", lambda r: Response(SERVICE_WORKER, content_type="text/javascript"))
         site.route("localhost", "/sw-own", lambda r: Response("own", content_type="text/plain"))
         site.route("localhost", "/later", lambda r: Response("<title>from the server</title>"))
+        site.route("localhost", "/through", lambda r: Response("<title>through the worker</title>"))
         site.route("evil.test", "/sw-install", lambda r: Response("reached", content_type="text/plain"))
         deny = policies({"domain_deny": ["evil.test"]})
         async with launch(proxy=True, host_map={"*.test": site.port}, policies=deny) as page:
@@ -260,8 +263,13 @@ async def test_service_workers_run_behind_the_network_layer_and_their_requests_a
             await page.unwrap().wait_for_function("!!navigator.serviceWorker.controller", timeout=20_000)
             await page.goto(f"http://localhost:{site.port}/later")
             assert await page.title() == "served by the worker"
+            # the worker fetches the agent's navigation itself: no page's token on it, and it
+            # is judged as the session's (the site is one the tab reached)
+            await page.goto(f"http://localhost:{site.port}/through")
+            assert await page.title() == "through the worker"
             refusals = list(page.guard.network.refusals)
         assert site.requests_to("localhost", "/sw.js") and site.requests_to("localhost", "/sw-own")
+        assert site.requests_to("localhost", "/through")
         assert site.requests_to("evil.test") == []
         assert [r.url for r in refusals if r.host == "evil.test"] == ["http://evil.test/sw-install"]
         assert [r for r in refusals if r.rule == "no_session" and r.host in ("localhost", "evil.test")] == []
