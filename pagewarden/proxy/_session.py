@@ -89,6 +89,8 @@ def session_proxy(
         return ports.get(port)
 
     main_port = free_port()
+    while main_port == session.port:  # two free ports, never the same one twice
+        main_port = free_port()
     tokens = SessionTokens(
         known=sessions.__contains__, report=route, download_owner=download_owner, port_owner=port_owner
     )
