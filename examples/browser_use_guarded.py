@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "false")  # browser-use's telemetry: off
+os.environ.setdefault("BROWSER_USE_VERSION_CHECK", "false")  # no look-up of a newer browser-use
 
 from browser_use import Agent, BrowserSession, ChatOpenAI
 

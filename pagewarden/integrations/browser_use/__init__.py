@@ -14,7 +14,15 @@ by the guard before they run, its browser behind the network layer.
         await agent.run()
 
 See docs/guides/browser-use.md.
+
+Importing it turns browser-use's version check off (``BROWSER_USE_VERSION_CHECK=false``,
+unless set): on every run it asks the package index for a newer browser-use and offers one
+that cannot be installed next to pagewarden.
 """
+
+import os
+
+os.environ.setdefault("BROWSER_USE_VERSION_CHECK", "false")
 
 from pagewarden.integrations.browser_use._network import browser_profile, network_layer
 from pagewarden.integrations.browser_use._tools import READ_ONLY_ACTIONS, GuardedTools
