@@ -43,6 +43,7 @@ import tarfile
 import tempfile
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -218,7 +219,8 @@ def _pytest(work: Path, args: list[str], timeout: float) -> subprocess.Completed
     env = dict(os.environ)
     paths = [str(PLUGIN_DIR), str(work)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
     env["PYTHONPATH"] = os.pathsep.join(paths)
-    env.pop("PYTEST_ADDOPTS", None)
+    for name in [n for n in env if n.startswith(("PYTEST_ADDOPTS", "PYTEST_XDIST", "PYTEST_CURRENT"))]:
+        del env[name]  # (run from a test, under xdist: this pytest is a new session of its own)
     command = [sys.executable, "-m", "pytest", "-p", "pagewarden_suite_plugin", "-p", "no:cacheprovider",
                "--browser", "chromium", "-o", "addopts=", "-q", "-rN", *args]  # fmt: skip
     return subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=timeout)
@@ -386,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", type=Path, help="append pytest's output here")
     parser.add_argument("--fetch-only", action="store_true", help="download and check the sdist, then stop")
     parser.add_argument("--no-download", action="store_true", help="use the cached sdist only (tests)")
+    parser.add_argument("--parallel", action="store_true", help="the async and sync APIs at once")
     args = parser.parse_args(argv)
 
     version = pinned_version()
@@ -409,11 +412,17 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"--workdir {work} is inside the repository: unpack it elsewhere")
         work.mkdir(parents=True, exist_ok=True)
         unpack(sdist, work, apis)
-        for api in apis:
+
+        def one(api: str) -> None:
             modules = module_paths(work, api, patterns)
             run = run_api(work, api, modules, modes, keyword=keyword, timeout=args.timeout, log=args.log)
-            summary[api] = compare(run, modes)
-            summary[api]["modules"] = [Path(m).name for m in modules]
+            summary[api] = {**compare(run, modes), "modules": [Path(m).name for m in modules]}
+
+        # the APIs side by side, each in its own pytest process (and Chromium)
+        with ThreadPoolExecutor(max_workers=len(apis) if args.parallel else 1) as pool:
+            for done in [pool.submit(one, api) for api in apis]:
+                done.result()
+        summary = {api: summary[api] for api in apis}
     table = _table(summary, modes)
     print(table)
     for api, data in summary.items():

@@ -13,13 +13,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "playwright_suite.py"
 
 
+@pytest.mark.timeout(900)  # two pytest processes and browsers: about 40 s on an idle machine
 def test_playwrights_own_tests_cannot_tell_the_guarded_page_from_a_raw_one(tmp_path: Path) -> None:
     out = tmp_path / "result.json"
-    command = [sys.executable, str(SCRIPT), "--quick", "--no-download", "--workdir", str(tmp_path / "suite"),
-               "--out", str(out)]  # fmt: skip
+    command = [sys.executable, str(SCRIPT), "--quick", "--parallel", "--no-download",
+               "--workdir", str(tmp_path / "suite"), "--out", str(out)]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert out.exists(), done.stdout[-4000:] + done.stderr[-4000:]
     result = json.loads(out.read_text())
