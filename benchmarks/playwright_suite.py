@@ -84,7 +84,14 @@ QUICK: list[tuple[str, str]] = [
 ]
 
 #: Tests that cannot pass on a guarded page, by test function, with the modes and the reason.
-KNOWN: dict[str, tuple[tuple[str, ...], str]] = {}
+KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
+    "test_DE_009_should_be_atomic": (
+        ("monitor", "enforce"),
+        "the test registers a selector engine that changes the element it finds (it clears the "
+        "element's onclick once queried): the guard resolves the selector to observe the target "
+        "before the action, so the action meets the element already changed",
+    ),
+}
 
 
 @dataclass

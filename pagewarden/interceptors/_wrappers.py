@@ -231,7 +231,10 @@ class SharedState:
         if existing is not None:
             return existing
         shared = self
-        count = arity(handler, 2)
+        try:
+            count = arity(handler, 2)
+        except (TypeError, ValueError):  # no signature to read: Playwright's own call will say so
+            count = 2
         if inspect.iscoroutinefunction(handler):
 
             async def first(route: Any, request: Any) -> Any:

@@ -231,3 +231,31 @@ async def test_the_stand_ins_look_like_what_they_stand_for(context: BrowserConte
 def guard_engine(page: Any) -> str:
     """The selector-engine name of the guard's facts reader (it must never show in an error)."""
     return page._pw_shared.facts_reader
+
+
+def test_converting_keeps_cycles_and_shared_references_at_any_depth() -> None:
+    """`_convert` (what wrap and unwrap use): copies only what holds something to swap, keeps a
+    cycle a cycle and a shared object shared, and walks nesting far deeper than the stack."""
+    from pagewarden.interceptors._convert import arity, convert, holds
+
+    class Leaf:
+        pass
+
+    leaf = Leaf()
+    shared = {"leaf": leaf}
+    root: dict[str, Any] = {"a": shared, "b": [shared, (shared, 1)]}
+    root["self"] = root
+    deep: list[Any] = [leaf]
+    for _ in range(50_000):
+        deep = [deep]
+    swap = lambda item: "swapped" if item is leaf else item  # noqa: E731
+    assert holds(root, lambda item: item is leaf) and not holds({"x": [1, "2", None]}, lambda item: True)
+    copy = convert(root, swap)
+    assert copy is not root and copy["self"] is copy and copy["a"] is copy["b"][0] is copy["b"][1][0]
+    assert copy["a"] == {"leaf": "swapped"} and root["a"]["leaf"] is leaf  # the original is untouched
+    innermost = convert(deep, swap)
+    for _ in range(50_000):
+        innermost = innermost[0]
+    assert innermost == ["swapped"]
+    assert arity(lambda: None, 3) == 0 and arity(lambda a, b=1: None, 3) == 2
+    assert arity(lambda *a: None, 3) == 3
