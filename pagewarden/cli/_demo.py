@@ -62,9 +62,11 @@ def demo(
     """Run scripted agents on a local tracker and forum with planted prompt injections.
 
     Guarded (the default), every action goes through the embedded default guard (no policy
-    file, no LLM) and every request through its network layer (--no-proxy: not): exit 0
-    when every planted attack is stopped and every benign action runs with its effect, 1
-    otherwise. With --unguarded, exit 0 when every attack works on a raw page.
+    file; no LLM unless --llm-* or PAGEWARDEN_LLM_* name one, and then the table and the
+    report name the model and count its calls) and every request through its network layer
+    (--no-proxy: not): exit 0 when every planted attack is stopped and every benign action
+    runs with its effect, 1 otherwise. With --unguarded, exit 0 when every attack works on a
+    raw page.
     """
     from pagewarden.demo.runner import run_demo
     from pagewarden.guard import terminal_approver
@@ -120,6 +122,19 @@ def demo(
     help="The address people and guards use (https://console.example.com); other Host names "
     "are refused. Needed behind a proxy and on 0.0.0.0.",
 )
+@click.option(
+    "--people",
+    "people_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A YAML file of people's own full tokens (name: token, 16+ characters each): an "
+    "approval answered with one is recorded as answered by that name, not 'console'.",
+)
+@click.option(
+    "--user-header",
+    metavar="HEADER",
+    help="Behind a reverse proxy that authenticates people (with --behind-proxy): the header "
+    "naming the user (X-Forwarded-User, Remote-User …), recorded as who answered an approval.",
+)
 def console_command(
     host: str,
     port: int,
@@ -128,13 +143,18 @@ def console_command(
     tls_key: Path | None,
     behind_proxy: bool,
     public_url: str | None,
+    people_file: Path | None,
+    user_header: str | None,
 ) -> None:
     """Serve the supervision console for guarded sessions in other processes or machines.
 
     Prints the console's URL (with its token), a read-only link and a guard link (attaching
-    guards only). A guard attaches with Guard(console=URL). PAGEWARDEN_CONSOLE_TOKEN,
+    guards only). A guard attaches with Guard(console=GUARD LINK). PAGEWARDEN_CONSOLE_TOKEN,
     PAGEWARDEN_CONSOLE_READ_ONLY_TOKEN and PAGEWARDEN_CONSOLE_GUARD_TOKEN set the tokens
-    instead of random ones; tokens set so are not printed.
+    instead of random ones; a token set so is never printed, on any address (its link shows
+    $PAGEWARDEN_CONSOLE_TOKEN in its place, for a shell to fill in): whoever set it has it,
+    and a server's output often ends up in a log. A random token is printed, as it cannot be
+    learnt otherwise.
     """
     from pagewarden.console import Console
 
@@ -144,6 +164,7 @@ def console_command(
         "guard": "PAGEWARDEN_CONSOLE_GUARD_TOKEN",
     }
     tokens = {name: os.environ.get(variable) or None for name, variable in variables.items()}
+    people = _read_people(people_file) if people_file is not None else None
     try:
         console = Console(
             host=host,
@@ -156,15 +177,16 @@ def console_command(
             tls_key=tls_key,
             behind_proxy=behind_proxy,
             public_url=public_url,
+            people=people,
+            user_header=user_header,
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    # a token the operator set is not written out beyond loopback (the output may be a log);
-    # on loopback the full URL is printed as before (it is what a person opens)
-    hide = not console.access.loopback or behind_proxy
+    # a token the operator set is never written out, on loopback too: they have it, and the
+    # output of a server is often a log (journald, docker logs, CI); a random one is printed
 
     def link(url: str, name: str) -> str:
-        return url.split("?token=")[0] + f"?token=${variables[name]}" if hide and tokens[name] else url
+        return url.split("?token=")[0] + f"?token=${variables[name]}" if tokens[name] else url
 
     def announce(running: Console) -> None:
         click.echo(f"pagewarden console: {link(running.url, 'full')}")
@@ -178,3 +200,20 @@ def console_command(
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def _read_people(path: Path) -> dict[str, str]:
+    """``--people FILE``: a YAML mapping of names to tokens (never echoed: a message names the
+    file and the entry, not the token)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise click.UsageError(f"--people {path}: cannot read it ({type(exc).__name__})") from None
+    if not isinstance(data, dict) or not data:
+        raise click.UsageError(f"--people {path}: expected a mapping of names to tokens (alice: TOKEN)")
+    for name, token in data.items():
+        if not isinstance(name, str) or not isinstance(token, str):
+            raise click.UsageError(f"--people {path}: every entry is a name and a token, as text")
+    return data
