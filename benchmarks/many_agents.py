@@ -22,12 +22,13 @@ session per side with every context still open, guarded minus raw, divided by N.
 
 Targets (issue 33): guarded/raw ≤ 1.3 at every N, refusal p95 ≤ 1 s at N = 8, < 30 MB per guard.
 
-``--part mcp`` (or ``all``) adds the rows of N MCP clients on one ``pagewarden mcp`` server, from
-`benchmarks/_many_mcp.py` (``measure(args) -> dict``, ``print_table(data, console)``) when that
-module is there.
+``--part mcp`` (or ``all``) adds the rows of N MCP clients on one ``pagewarden mcp`` server
+(`benchmarks/_many_mcp.py`: ``run(clients, rounds) -> rows``, ``table(rows)``), in the same JSON
+(``mcp``); a part not run keeps the rows of the file's previous run.
 
     .venv/bin/python benchmarks/many_agents.py [--agents 1 2 4 8 16] [--rounds 3] \\
-        [--part agents|mcp|all] [--json benchmarks/results/many_agents.json]
+        [--part agents|mcp|all] [--clients 1 2 4 8] [--mcp-rounds 4] \\
+        [--json benchmarks/results/many_agents.json]
 """
 
 from __future__ import annotations
@@ -338,7 +339,7 @@ def print_agents(rows: list[dict[str, Any]], console: Console) -> None:
 
 # -- the MCP part (benchmarks/_many_mcp.py) ---------------------------------------------------------
 def mcp_part() -> Any:
-    """The MCP clients' module, or None when it is not there yet."""
+    """The MCP clients' module (`benchmarks/_many_mcp.py`), or None when it is not there."""
     if not MCP_MODULE.exists():
         return None
     spec = importlib.util.spec_from_file_location("bench_many_mcp", MCP_MODULE)
@@ -364,6 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", type=int, nargs="+", default=list(AGENTS), help="numbers of agents")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per side and N (alternating)")
     parser.add_argument("--part", choices=("agents", "mcp", "all"), default="agents")
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 2, 4, 8], help="numbers of MCP clients")
+    parser.add_argument("--mcp-rounds", type=int, default=4, help="rounds of 8 calls per MCP client session")
     parser.add_argument("--json", type=Path, default=DEFAULT_OUT, help="where the JSON result goes")
     args = parser.parse_args(argv)
     console = Console()
@@ -395,10 +398,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.part in ("mcp", "all"):
         module = mcp_part()
         if module is None:
-            console.print(f"[yellow]no MCP part yet ({MCP_MODULE.name} is missing): skipped[/]")
+            console.print(f"[yellow]no MCP part ({MCP_MODULE.name} is missing): skipped[/]")
         else:
-            data["mcp"] = module.measure(args)
-            module.print_table(data["mcp"], console)
+            data["mcp"] = asyncio.run(module.run(args.clients, args.mcp_rounds))
+            console.print(module.table(data["mcp"]))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(data, indent=2) + "\n")
     console.print(f"written {args.json}")
