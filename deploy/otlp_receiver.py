@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no line per export request")
     args = parser.parse_args(argv)
     if json_format is None:
-        print("otlp_receiver: needs opentelemetry-proto (pip install 'pagewarden[otel]')", file=sys.stderr)
+        print("otlp_receiver: needs opentelemetry-proto (pagewarden's otel extra)", file=sys.stderr)
         return 1
     args.out.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -259,9 +259,12 @@ async def test_a_fleet_over_tls(
         first = sessions[agents[0]]
         await billing.page.locator(f"#inbox li[data-session='{first}'] button.approve").click()
         assert await _line(procs[0], "ANSWER") == "ANSWER True"
-        other = everyone.page.locator(f"#inbox li[data-session='{first}']:not([data-status='pending'])")
+        # … under "Recently answered", no longer under "Waiting for approval"
+        other = everyone.page.locator(f"#answered li[data-session='{first}']:not([data-status='pending'])")
         await other.wait_for()
         assert await other.locator("button.approve").count() == 0
+        assert await everyone.page.locator(f"#inbox li[data-session='{first}']").count() == 0
+        assert "(console)" in await other.inner_text()  # who answered: the shared full token
         approval_id = await other.get_attribute("data-approval")
         late = await asyncio.to_thread(
             api.call, "POST", f"/api/sessions/{first}/approvals/{approval_id}", full, {"approved": False}

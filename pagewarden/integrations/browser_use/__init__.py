@@ -1,4 +1,4 @@
-"""pagewarden for browser-use (``pip install 'pagewarden[browser-use]'``): its actions judged
+"""pagewarden for browser-use (pagewarden's ``browser-use`` extra): its actions judged
 by the guard before they run, its browser behind the network layer.
 
     from browser_use import Agent, BrowserSession
