@@ -110,14 +110,24 @@ def _module_drives_browser(path: Path, cache: dict[Path, bool] = {}) -> bool:  #
     return cache[path]
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--reverse-order", action="store_true",
+        help="run the tests in reverse order (a test that leans on an earlier one's leftovers fails)",
+    )  # fmt: skip
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test that may drive a real Chromium `browser` (by the fixtures it uses, or
     because its module drives one), so `-m "not browser"` is the fast, browser-free core. A
-    module counts whole: the marker may over-include, never leave a browser test out of it."""
+    module counts whole: the marker may over-include, never leave a browser test out of it.
+    ``--reverse-order`` then runs the tests last to first."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if fixtures & BROWSER_FIXTURES or _module_drives_browser(Path(item.path)):
             item.add_marker(pytest.mark.browser)
+    if config.getoption("reverse_order"):
+        items.reverse()
 
 
 # -- parallel runs (pytest-xdist): each worker is its own process with its own home, basetemp,

@@ -81,6 +81,7 @@ from pagewarden.interceptors._csp import (
 )
 from pagewarden.interceptors._frames import FRAME_OWN, MONITORED, FrameActions, RefusalSignal, record_unraised
 from pagewarden.interceptors._hops import HopGate, Steps, drive_hops_async, drive_hops_sync
+from pagewarden.interceptors._webrtc import webrtc_hosts, webrtc_refusal, webrtc_script
 from pagewarden.rules import (
     AGENT_ACTIONS,
     NETWORK_POLICY,
@@ -102,6 +103,9 @@ _HOST_CHAR = r"[^/?#@:\[\]\s]"
 #: the end of the host part of a URL (a port, then the path, query, fragment, or nothing)
 _HOST_END = r"(?::\d+)?(?:[/?#]|$)"
 LAYER = "the guard's navigation gate (no proxy runs)"
+#: the refusals two layers may tell of for one request although it was refused (a subresource or
+#: a websocket a route refuses and a content security policy reports; see `_told_already`)
+_REPORTED_TWICE = frozenset({"request", "websocket"})
 
 
 def _allowed_host_re(pattern: str) -> str | None:
@@ -269,7 +273,7 @@ class NavigationGate:
         self.websocket_pattern = navigation_pattern(rules, urls=False, scheme=_WS_SCHEME)
         self._lock = threading.Lock()
         self._pending: list[Refusal] = []
-        #: (url, rule, action) -> when it was last recorded (the same refusal within 1 s is one)
+        #: (url, rule, action) -> when it was last recorded (see `_REPORTED_TWICE`)
         self._recent: dict[tuple[str, str, str], float] = {}
         #: the session's latest refusals (monitor mode's too), oldest first; bounded, so a page that
         #: keeps requesting a refused host for hours does not grow memory (each refusal is also a
@@ -320,6 +324,7 @@ class NavigationGate:
 
             async def route_async() -> None:
                 await drive_hops_async(self._install_csp(context))
+                await drive_hops_async(self._install_webrtc(context))
                 if self.pattern is not None:
                     await context.route(self.pattern, self._route_async)
                 if self.websocket_pattern is not None:
@@ -333,6 +338,7 @@ class NavigationGate:
 
         def route_sync() -> None:
             drive_hops_sync(self._install_csp(context))
+            drive_hops_sync(self._install_webrtc(context))
             if self.pattern is not None:
                 context.route(self.pattern, self._route_sync)
             if self.websocket_pattern is not None:
@@ -367,6 +373,35 @@ class NavigationGate:
             for frame in list(page.frames):
                 with contextlib.suppress(Exception):  # a frame navigating away gets the init script
                     yield Call(frame.evaluate, (script,))
+
+    def _install_webrtc(self, context: Any) -> Steps:
+        """Steps giving `context`'s documents the WebRTC judgement of the host rules (later ones by
+        an init script, loaded ones now; see `pagewarden.interceptors._webrtc`)."""
+        hosts = webrtc_hosts(self.rules) if self.enforce else None
+        if hosts is None:
+            return
+        binding = new_binding_name()
+        script = webrtc_script(hosts, binding)
+        try:
+            yield Call(context.expose_binding, (binding, self._webrtc_report))
+        except Exception as exc:  # noqa: BLE001 - refusals are then not reported (still refused)
+            self._csp_failed(exc, "webrtc reporting")
+        try:
+            yield Call(context.add_init_script, (script,))
+        except Exception as exc:  # noqa: BLE001
+            self._csp_failed(exc, "webrtc")
+            return
+        for page in list(context.pages):
+            for frame in list(page.frames):
+                with contextlib.suppress(Exception):  # a frame navigating away gets the init script
+                    yield Call(frame.evaluate, (script,))
+
+    def _webrtc_report(self, source: Any, payload: Any = None) -> None:
+        """A document's report of a WebRTC connection its script refused (the binding's callback),
+        judged again (`webrtc_refusal`) and recorded as the gate's refusal."""
+        refusal = webrtc_refusal(self.rules, payload)
+        if refusal is not None:
+            self.refused(refusal)
 
     def _csp_failed(self, exc: Exception, what: str) -> None:
         self.guard.log.warning(
@@ -610,15 +645,9 @@ class NavigationGate:
         a redirect hop or a websocket, as the network layer does) a verdict for the agent's next
         call. A refused subresource is recorded only: a page that keeps loading a third-party
         image must not make every action of the agent raise."""
-        key = (refusal.url, refusal.rule, refusal.action)
         with self._lock:
-            seen = self._recent.get(key)
-            if seen is not None and refusal.ts - seen < 1 and refusal.action != "download":
-                return  # the same request, judged by the route and by the DevTools session
-                # (a download is judged once, at its answer: a second one is another request)
-            if len(self._recent) > 512:
-                self._recent = {k: t for k, t in self._recent.items() if refusal.ts - t < 1}
-            self._recent[key] = refusal.ts
+            if self._told_already(refusal):
+                return
             self.refusals.append(refusal)
             raised = self.enforce and self._to_agent(refusal)
             if raised:
@@ -637,6 +666,27 @@ class NavigationGate:
             # a frame's own, or monitor mode: recorded in the trace with why it was not raised
             why = FRAME_OWN if self.enforce else MONITORED
             record_unraised(self.guard, refusal, layer="gate", why=why)
+
+    def _told_already(self, refusal: Refusal) -> bool:
+        """Whether `refusal` is one already recorded, told by a second layer (call with the lock
+        held). A navigation the route and the DevTools session both judge is refused by the first
+        (the other never sees it): enforced, a refusal is the same as one still waiting to be
+        told to the agent, never one the agent heard already (the agent going back to a refused
+        URL is refused again, and told again). A subresource or a websocket (a route's refusal
+        and a policy's report), and anything in monitor mode (both layers let it pass): the same
+        within 1 s."""
+        key = (refusal.url, refusal.rule, refusal.action)
+        if self.enforce and refusal.action not in _REPORTED_TWICE:
+            return any((p.url, p.rule, p.action) == key for p in self._pending)
+        if refusal.action == "download":
+            return False  # judged once, at its answer: a second one is another download
+        seen = self._recent.get(key)
+        if seen is not None and refusal.ts - seen < 1:
+            return True
+        if len(self._recent) > 512:
+            self._recent = {k: t for k, t in self._recent.items() if refusal.ts - t < 1}
+        self._recent[key] = refusal.ts
+        return False
 
     def _to_agent(self, refusal: Refusal) -> bool:
         """A tab's refusal (`reported_to_agent`), or a frame's while the agent acts in a frame."""

@@ -17,13 +17,52 @@ import contextlib
 import logging
 import socket
 import threading
+import types
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ProxyError", "ProxyServer", "free_port"]
+__all__ = ["ProxyError", "ProxyServer", "free_port", "listen_port_of"]
 
 _log = logging.getLogger("pagewarden.proxy")
+
+
+class _PerThreadContext(types.ModuleType):
+    """`mitmproxy.ctx` with its ``master``, ``options`` and ``log`` per thread.
+
+    mitmproxy keeps them as module globals, which a master sets when it is made; its addons read
+    them while they are configured, and its proxy server hands every new connection to
+    ``ctx.master`` with ``ctx.options``. With two proxies in one process (two agents'
+    ``launch(proxy=True)``), the last master made would take every connection of both, judged by
+    its own guard's policies. Each `ProxyServer` makes and runs its master on a thread of its
+    own, so per thread each proxy sees its own; a thread that made none sees the last one set."""
+
+    _local = threading.local()
+
+    def _get(self, name: str) -> Any:
+        try:
+            return getattr(self._local, name)
+        except AttributeError:
+            try:
+                return vars(self)[name]
+            except KeyError:
+                raise AttributeError(name) from None
+
+    def _set(self, name: str, value: Any) -> None:
+        setattr(self._local, name, value)
+        vars(self)[name] = value
+
+    master = property(lambda self: self._get("master"), lambda self, v: self._set("master", v))
+    options = property(lambda self: self._get("options"), lambda self, v: self._set("options", v))
+    log = property(lambda self: self._get("log"), lambda self, v: self._set("log", v))
+
+
+def _context_per_thread() -> None:
+    """Give `mitmproxy.ctx` its per-thread values (once per process; idempotent)."""
+    import mitmproxy.ctx
+
+    if not isinstance(mitmproxy.ctx, _PerThreadContext):
+        mitmproxy.ctx.__class__ = _PerThreadContext
 
 
 class ProxyError(RuntimeError):
@@ -35,6 +74,14 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def listen_port_of(flow: Any) -> int | None:
+    """The proxy's own port `flow`'s client connected to (None when unknown)."""
+    try:
+        return int(flow.client_conn.sockname[1])
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
 
 
 def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
@@ -57,6 +104,10 @@ class ProxyServer:
         options: mitmproxy options, applied after the addons are loaded (so the addons' own
             options may be set here).
         confdir: where mitmproxy keeps its CA (default: pagewarden's per-user CA directory).
+        extra_ports: more listen ports on `host` (free ones, like `port`), each a regular proxy
+            of its own: an addon tells them apart by the port a flow came in on
+            (`listen_port_of`), which the client chose, not anything it sent. The session proxy
+            gives its browser context one (`pagewarden.proxy.session_proxy`).
     """
 
     def __init__(
@@ -67,10 +118,12 @@ class ProxyServer:
         port: int = 0,
         options: Mapping[str, Any] | None = None,
         confdir: str | Path | None = None,
+        extra_ports: Iterable[int] = (),
     ) -> None:
         self.addons = list(addons)
         self.host = host
         self.port = port or free_port(host)
+        self.extra_ports = tuple(extra_ports)
         self.extra_options = dict(options or {})
         self.confdir = Path(confdir) if confdir is not None else None
         self.master: Any = None
@@ -135,7 +188,11 @@ class ProxyServer:
     @property
     def url(self) -> str:
         """``http://host:port``: what a browser's proxy setting points at."""
-        return f"http://{self.host}:{self.port}"
+        return self.url_of(self.port)
+
+    def url_of(self, port: int) -> str:
+        """``http://host:port`` for one of the proxy's listen ports."""
+        return f"http://{self.host}:{port}"
 
     @property
     def running(self) -> bool:
@@ -176,6 +233,7 @@ class ProxyServer:
         from mitmproxy.addons import core, disable_h2c, next_layer, proxyserver, tlsconfig
         from mitmproxy.master import Master
 
+        _context_per_thread()
         opts = options.Options()
         master = Master(opts, event_loop=asyncio.get_running_loop())
         master.addons.add(
@@ -194,13 +252,16 @@ class ProxyServer:
             "confdir": str(self._confdir),
             "http3": False,
         }
+        if self.extra_ports:
+            values["mode"] = ["regular", *(f"regular@{port}" for port in self.extra_ports)]
         values.update(self.extra_options)
         opts.update(**values)
         self.master = master
         runner = asyncio.ensure_future(master.run())
         server = master.addons.get("proxyserver")
+        listening = 1 + len(self.extra_ports)
         while not runner.done():
-            if server.listen_addrs():
+            if len(server.listen_addrs()) >= listening:
                 self._ready.set()
                 break
             await asyncio.sleep(0.01)

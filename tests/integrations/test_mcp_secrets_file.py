@@ -83,6 +83,7 @@ def test_the_book_types_by_name_registers_with_the_guard_and_masks_every_form() 
         base64.b64encode(VALUE.encode()).decode(), "Tr0ub4dor&amp;3xyz",
         "".join(chr(ord(c) + 0xFEE0) for c in VALUE),  # full-width
         "Tr0ub\u200b4dor&3xyz",  # a zero-width space inside
+        "\u0422r0ub4dor&3\u0445\u0443z",  # Cyrillic Т, х, у for Latin T, x, y
     ]  # fmt: skip
     for form in forms:
         masked = book.mask(f"title: {form} (end)")

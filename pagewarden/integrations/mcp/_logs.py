@@ -29,6 +29,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from pagewarden._url import parse_url
 from pagewarden.trace import redact_value
 
 __all__ = ["ConsoleEntry", "RequestEntry", "SessionLog", "Verdict", "console_level"]
@@ -129,10 +130,6 @@ class RequestEntry:
     first: int = field(default=-1)  # seq of the first request of its redirect chain
     key: str = ""  # the URL as the guard's events show it (registered secrets redacted)
 
-    @property
-    def finished(self) -> bool:
-        return self.status is not None or self.failure is not None
-
     def verdict(self) -> Verdict:
         """Allowed, or refused (and by which rule, when the refusal was reported)."""
         refusal = self.refusal
@@ -140,7 +137,7 @@ class RequestEntry:
         csp = self.failure is not None and _CSP_FAILURE in self.failure
         if refusal is not None:
             layer = "navigation gate" if refusal.get("layer") == "gate" else "network layer"
-            if refusal.get("rule") == "csp" or (csp and refusal.get("layer") == "gate"):
+            if csp and refusal.get("layer") == "gate":
                 layer = "navigation gate (CSP)"
             return Verdict(
                 True, str(refusal.get("rule") or ""), str(refusal.get("policy_id") or ""),
@@ -341,12 +338,28 @@ class SessionLog:
                 if e.page is page and e.seq >= start and level_includes(level, e.kind)
             ]  # fmt: skip
 
+    def _match_failed(self, entry: RequestEntry) -> None:
+        """A failed request no refusal of its URL was matched with: the latest unmatched refusal
+        of its host (a refused ``CONNECT`` names no path; a content security policy's report may
+        name the origin only)."""
+        host = parse_url(entry.url).host
+        matched = {id(e.refusal) for e in self.requests if e.refusal is not None}
+        for data in reversed(self._refusals):
+            if id(data) in matched or data.get("host") != host:
+                continue
+            if abs(float(data.get("ts") or 0) - entry.ts) <= _MATCH_WINDOW:
+                entry.refusal = data
+            return
+
     def requests_of(self, page: Any, *, static: bool = False) -> list[RequestEntry]:
         """The requests of tab `page` (raw) since its document loaded; without `static`,
         successful static resources (images, fonts, scripts …) are left out, as Playwright MCP
         does (a refused one is always shown)."""
         with self._lock:
             start = self._start(page)
+            for e in self.requests:
+                if e.page is page and e.seq >= start and e.failure is not None and e.refusal is None:
+                    self._match_failed(e)
             out = []
             for e in self.requests:
                 if e.page is not page or e.seq < start:

@@ -17,7 +17,8 @@ with the session's guard (`SecretBook.register`: ``guard.add_secret(value,
 allow_domains=…)``), so typing it, or a page sending it, anywhere else is refused, and it is
 redacted from traces and events. Every text the model reads is passed through
 `SecretBook.mask`: each value — also in other letter case, spread out with spaces or
-punctuation, reversed, in full-width or other compatibility characters, URL-, JSON-, HTML- or
+punctuation, reversed, in full-width or other compatibility characters or look-alike letters of
+another script, URL-, JSON-, HTML- or
 base64-encoded — is replaced by ``<secret>NAME</secret>``.
 """
 
@@ -30,11 +31,13 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus
 
 from pagewarden._url import host_of_pattern
+from pagewarden.rules import LOOKALIKES_TO_LATIN
 from pagewarden.secrets import MIN_SECRET_LENGTH
 
 __all__ = ["NamedSecret", "SecretBook", "SecretsFileError", "load_secrets", "parse_dotenv"]
@@ -165,17 +168,22 @@ def _encodings(value: str) -> set[str]:
     return {v for v in out if v != value and len(v) >= MIN_SECRET_LENGTH}
 
 
+@lru_cache(maxsize=4096)
+def _fold_char(ch: str) -> str:
+    """One character in its compatibility form (NFKC), or "" for one that does not show."""
+    return "" if _INVISIBLE.match(ch) else unicodedata.normalize("NFKC", ch)
+
+
 def _folded(text: str) -> tuple[str, list[int]]:
     """`text` with each character in its compatibility form (NFKC) and invisible characters
     dropped, and for each character of the result the index of the one it came from."""
     out: list[str] = []
     origin: list[int] = []
     for index, ch in enumerate(text):
-        if _INVISIBLE.match(ch):
-            continue
-        folded = unicodedata.normalize("NFKC", ch) if not ch.isascii() else ch
-        out.append(folded)
-        origin.extend([index] * len(folded))
+        folded = ch if ch.isascii() else _fold_char(ch)
+        if folded:
+            out.append(folded)
+            origin.extend([index] * len(folded))
     return "".join(out), origin
 
 
@@ -236,26 +244,39 @@ class SecretBook:
         text = self._pattern.sub(self._sub, text)
         if text.isascii():
             return text
-        # compatibility forms and invisible characters: matched folded, replaced in the original
-        # line by line (the masks already in place are left alone)
+        # look-alike letters of other scripts, compatibility forms and invisible characters:
+        # matched in the folded line, replaced in the original (the masks in place are left alone)
         parts = _MASK.split(text)
         for i in range(0, len(parts), 2):
-            lines = parts[i].split("\n")
-            for j, line in enumerate(lines):
-                if not line.isascii() and (
-                    not unicodedata.is_normalized("NFKC", line) or _INVISIBLE.search(line)
-                ):
-                    lines[j] = self._mask_folded(line)
-            parts[i] = "\n".join(lines)
+            part = parts[i]
+            if part.isascii():
+                continue
+            if unicodedata.is_normalized("NFKC", part) and not _INVISIBLE.search(part):
+                parts[i] = self._mask_at(part, part.translate(LOOKALIKES_TO_LATIN), None)
+            else:
+                parts[i] = "\n".join(self._mask_folded(line) for line in part.split("\n"))
         return "".join(parts)
 
-    def _mask_folded(self, line: str) -> str:
+    def _mask_at(self, text: str, folded: str, origin: list[int] | None) -> str:
+        """`text` with the secrets found in `folded` (its folded form; `origin`: the index in
+        `text` of each character of `folded`, None when they are one for one) masked."""
+        if folded == text:
+            return text
         assert self._pattern is not None
-        folded, origin = _folded(line)
-        spans = [(origin[m.start()], origin[m.end() - 1] + 1, m) for m in self._pattern.finditer(folded)]
+        spans = [
+            (m.start(), m.end(), m) if origin is None else (origin[m.start()], origin[m.end() - 1] + 1, m)
+            for m in self._pattern.finditer(folded)
+        ]
         for start, end, match in reversed(spans):
-            line = line[:start] + self._sub(match) + line[end:]
-        return line
+            text = text[:start] + self._sub(match) + text[end:]
+        return text
+
+    def _mask_folded(self, line: str) -> str:
+        latin = line.translate(LOOKALIKES_TO_LATIN)  # one character for one: positions hold
+        if line.isascii() or (unicodedata.is_normalized("NFKC", line) and not _INVISIBLE.search(line)):
+            return self._mask_at(line, latin, None)
+        folded, origin = _folded(latin)
+        return self._mask_at(line, folded, origin)
 
     def matcher(self, registry: Any = None) -> _Matcher:
         """What the screenshot masking compares the page's fields and text with: the guard's
