@@ -116,7 +116,13 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         command = [sys.executable, __file__, "--serve", variant, str(self.port), str(site_port), str(policy),
                    str(max_sessions)]  # fmt: skip
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        # a per-user directory of its own (the network layer's CA …): nothing read from, or left
+        # in, the user's
+        home = policy.parent / f"home-{variant}-{self.port}"
+        env = {**os.environ, "PAGEWARDEN_CONFIG_DIR": str(home)}
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+        )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if "listening" not in line:
