@@ -200,7 +200,15 @@ async def test_session_limits_refuse_clearly_while_the_others_are_served(
                     url, content=b"x" * (http.max_request_bytes + 1),
                     headers=_auth(BOB),
                 )  # fmt: skip
+
+                # and so is one sent in chunks, without a declared length
+                async def chunks():
+                    for _ in range(40):
+                        yield b"x" * 32768
+
+                chunked = await raw.post(url, content=chunks(), headers=_auth(BOB))
             assert big.status_code == 413 and "at most 1048576" in big.json()["error"]["message"]
+            assert chunked.status_code == 413 and "at most 1048576" in chunked.json()["error"]["message"]
             assert not (await bob.call_tool("browser_snapshot", {})).isError
 
 
