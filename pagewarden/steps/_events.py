@@ -68,6 +68,11 @@ class EventBus:
 
         return unsubscribe
 
+    def __contains__(self, sink: object) -> bool:
+        """Whether `sink` is subscribed (for any kinds)."""
+        with self._lock:
+            return any(subscribed is sink for subscribed, _ in self._sinks)
+
     @property
     def active(self) -> bool:
         """Whether any sink listens (emitters may skip building an event when none does)."""
