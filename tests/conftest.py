@@ -19,7 +19,7 @@ from pagewarden.trace import global_secrets
 from tests.artefacts import artefacts, leaks
 from tests.postgres_server import PostgresServer
 
-pytest_plugins = ["tests.cpu_durations"]  # --cpu-durations=N
+pytest_plugins = ["tests.cpu_durations", "tests.schedule"]  # --cpu-durations=N; longest files first
 
 PAGES = Path(__file__).parent / "pages"
 
