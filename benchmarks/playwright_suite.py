@@ -81,6 +81,8 @@ QUICK: list[tuple[str, str]] = [
     ("test_page_basic.py", "test_PA_002_async_stacks_should_work"),
     ("test_page_basic.py", "test_PA_003_should_provide_access_to_the_opener_page"),
     ("test_page_focus.py", "test_FO_002_should_emit_focus_event"),
+    ("test_locator_convenience.py", "test_LO_057_should_have_a_nice_preview"),
+    ("test_locator_any_frame.py", "test_LO_003_should_fail_click_when_elements_match_in_multiple_frames"),
 ]
 
 #: Tests that cannot pass on a guarded page, by test function, with the modes and the reason.

@@ -29,7 +29,7 @@ def test_playwrights_own_tests_cannot_tell_the_guarded_page_from_a_raw_one(tmp_p
     assert set(result["apis"]) == {"async", "sync"}
     for api, data in result["apis"].items():
         counts = data["counts"]
-        assert counts["raw"].get("passed", 0) >= 3, (api, counts)  # the selection runs, and passes raw
+        assert counts["raw"].get("passed", 0) >= 5, (api, counts)  # the selection runs, and passes raw
         for mode in ("monitor", "enforce"):
             assert counts[mode] == counts["raw"], (api, mode, data["passing_raw_failing_guarded"][mode])
     assert done.returncode == 0, done.stdout[-4000:]
