@@ -104,7 +104,7 @@ class LocalSite:
                 if self.command != "HEAD":
                     self.wfile.write(payload)
 
-            do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = _serve
+            do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _serve
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
