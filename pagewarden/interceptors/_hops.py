@@ -45,7 +45,14 @@ from typing import TYPE_CHECKING, Any
 from pagewarden._calls import Call, drive_async, drive_sync
 from pagewarden._url import parse_url
 from pagewarden.interceptors._csp import REPORT_HOST, deny_url_patterns
-from pagewarden.rules import NETWORK_POLICY, Refusal, download_refusal, saved_file
+from pagewarden.rules import (
+    INTERNAL_URL_GLOBS,
+    NETWORK_POLICY,
+    Refusal,
+    download_refusal,
+    internal_url,
+    saved_file,
+)
 
 if TYPE_CHECKING:
     from pagewarden.interceptors._gate import NavigationGate
@@ -136,6 +143,8 @@ class HopGate:
             out.append({"urlPattern": f"*://{REPORT_HOST}/*", "resourceType": "CSPViolationReport"})
         for pattern in deny_url_patterns(gate.rules, covered=bool(gate.csp)):
             out.append({"urlPattern": pattern, "requestStage": "Request"})
+        if gate.rules.addresses is not None:  # internal addresses: requests of any kind, any frame
+            out.extend({"urlPattern": glob, "requestStage": "Request"} for glob in INTERNAL_URL_GLOBS)
         return out
 
     def install(self, context: Any, mode: str) -> Steps:
@@ -339,7 +348,9 @@ class HopGate:
         gate = self.gate
         method = str(request.get("method") or "GET")
         document = event.get("resourceType") == "Document"
-        if document and (gate.pattern is None or not gate.pattern.search(url)):
+        if document and (gate.pattern is None or not gate.pattern.search(url)) and not (
+            gate.rules.addresses is not None and internal_url(url)
+        ):
             return None  # a URL no rule can refuse (the pattern is a superset of the refusals)
         hop = bool(event.get("redirectedRequestId"))
         action = ("redirect" if hop else "navigation") if document else "request"

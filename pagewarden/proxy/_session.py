@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from pagewarden.proxy._addresses import AddressCheck
 from pagewarden.proxy._ca import CA_CERT, spki_pin
 from pagewarden.proxy._downloads import DownloadGate
 from pagewarden.proxy._egress import EgressPolicy
@@ -25,6 +26,11 @@ __all__ = ["PROBE_HOST", "chromium_proxy_args", "session_proxy", "standalone_pro
 
 #: A host every pagewarden proxy refuses; `verify_enforcing` asks for it.
 PROBE_HOST = "enforcement-probe.pagewarden.invalid"
+
+
+def _session_access(guard: Any) -> Any:
+    """The guarded session's opened private address blocks (`InternalAccess`), read per request."""
+    return lambda: getattr(getattr(guard, "session", None), "internal", None)
 
 
 def _follow_policies(guard: Any, egress: EgressPolicy) -> None:
@@ -56,7 +62,7 @@ def session_proxy(
     The session (`NetworkSession`, also set as ``guard.network`` so that the guard's pipeline
     grants navigations and hears of refusals) has a token; the browser context must send it
     (`accept_language`), and requests without it — the browser's own traffic — are refused.
-    Addon chain: `SessionTokens`, `EgressPolicy`, `NavigationGrants` (unless
+    Addon chain: `SessionTokens`, `EgressPolicy`, `AddressCheck`, `NavigationGrants` (unless
     ``grants=False``), `ExfiltrationFilter`, `DownloadGate`, `Replay` (option ``pagewarden_replay``),
     `Recorder` (option ``pagewarden_record``; ``guard.recording``'s flows file when the guard
     records a session), then `addons`, and `HostMap` last. Refusals are ``network`` events of
@@ -80,9 +86,11 @@ def session_proxy(
 
     tokens = SessionTokens(known=sessions.__contains__, report=route, download_owner=download_owner)
     chain: list[Any] = [tokens]
-    egress = EgressPolicy(guard.policies, on_refusal=route)
+    egress = EgressPolicy(guard.policies, on_refusal=route, access=_session_access(guard))
     _follow_policies(guard, egress)
     chain.append(egress)
+    mapped = HostMap(host_map) if host_map else None
+    chain.append(AddressCheck(egress, mapped))
     if grants:
         chain.append(NavigationGrants(sessions, egress))
     def route_flow(flow: Any, refusal: Refusal) -> None:
@@ -101,8 +109,8 @@ def session_proxy(
         return owner.current_step if owner is not None else None
 
     chain += [Replay(), Recorder(redact=guard.secrets.redact, step_of=step_of), *addons]
-    if host_map:  # last: the others judge the real URL
-        chain.append(HostMap(host_map))
+    if mapped is not None:  # last: the others judge the real URL
+        chain.append(mapped)
     values = dict(options or {})
     recording = getattr(guard, "recording", None)
     if recording is not None:  # Guard(record=DIR): the flows go into the session directory
@@ -132,14 +140,16 @@ def standalone_proxy(
 
     egress = EgressPolicy(guard.policies, on_refusal=report)
     _follow_policies(guard, egress)
+    mapped = HostMap(host_map) if host_map else None
     chain: list[Any] = [
         egress,
+        AddressCheck(egress, mapped),
         ExfiltrationFilter(lambda flow: guard, lambda flow, refusal: report(refusal)),
         Replay(),
         Recorder(redact=guard.secrets.redact),
     ]
-    if host_map:  # last: the others judge the real URL
-        chain.append(HostMap(host_map))
+    if mapped is not None:  # last: the others judge the real URL
+        chain.append(mapped)
     values = dict(options or {})
     values["pagewarden_deny_hosts"] = [*values.get("pagewarden_deny_hosts", ()), PROBE_HOST]
     return ProxyServer(chain, host=host, port=port, options=values)

@@ -92,12 +92,14 @@ function textHas(index, lower) {
 
 function sources(needle, opts) {
   opts = opts || {};
-  if (!needle || needle.length < 6) return [];
+  const address = opts.address;
+  if (!address && (!needle || needle.length < 6)) return [];
   observeChanges();
-  const key = needle + "\u0000" + (opts.path || "") + "\u0000" + joinList(opts.ugc || [], ",");
+  const key = (address ? toJSON(address) : needle) + "\u0000" + (opts.path || "") + "\u0000" +
+    joinList(opts.ugc || [], ",");
   const hit = observing ? sourceCache.get(key) : null;
   if (hit && hit.version === domVersion) return hit.out;
-  const out = searchSources(needle, opts);
+  const out = address ? addressSources(address, opts) : searchSources(needle, opts);
   if (observing) {
     if (sourceCache.size > 32) sourceCache.clear();
     sourceCache.set(key, {version: domVersion, out});
@@ -169,6 +171,252 @@ function searchSources(needle, opts) {
     for (const name of LABEL_ATTRS) { const v = getAttr(a, name); if (v) { push(shown, v); now += toLower(v) + "\u0000"; } }
     if (indexOf(now, lower) < 0 || !live(a)) continue;
     add(a, joinList(shown, " "), "attribute");
+  }
+  return out;
+}
+
+// -- a typed address: where the page gives it, however it is written -------------------------
+// `address` (from observe/_gather.py `address_needle`): the host's spellings (`hosts`: punycode
+// and Unicode, lower case), its `path` (decoded, lower case; "" for the root: then the host
+// alone is enough), and for an IP literal `v4` (the IPv4 address as a number, also for an
+// IPv4-mapped IPv6 one) and/or `v6` (the IPv6 literal in brackets, as URLs serialise it).
+// The page's text is folded first: compatibility forms (full-width digits and dots), invisible
+// characters, entities and percent-escapes, defanged dots (`[.]`, `(dot)`), backslashes, and
+// whitespace (removed: an address broken up by markup or spaces reads whole). IP literals are
+// read as a browser reads them (decimal, octal, hex, one to four parts; IPv6 by the URL parser).
+const ADDR_INVISIBLE = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]/g;
+const ADDR_ENTITY = /&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|(period|colon|sol|commat|lsqb|rsqb|amp|bsol|dot));?/g;
+const ADDR_NAMED = {period: ".", colon: ":", sol: "/", commat: "@", lsqb: "[", rsqb: "]", amp: "&", bsol: "\\", dot: "."};
+const ADDR_PERCENT = /%([0-9a-f]{2})/g;
+const ADDR_DEFANG = /\s*[\[\(\{<]\s*(?:\.|dot)\s*[\]\)\}>]\s*|\s+dot\s+/g;
+const ADDR_DOTS = /[\u3002\uff61]/g;
+const ADDR_SEPARATED = /\s*([.:\/@\[\]])\s*/g;
+const ADDR_SPACES = /\s+/g;
+const ADDR_IPV4 = /(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]+)){0,3}\.?/g;
+const ADDR_IPV6 = /\[?([0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?:\.[0-9]{1,3}){0,3})\]?/g;
+const SKIP_TEXT = /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE)$/;
+
+function addrFold(text, hard) {
+  let t = toLower(normalizeText(String(text || ""), "NFKC"));
+  t = replaceText(t, ADDR_ENTITY, (m, dec, hex, name) => {
+    if (name) return ADDR_NAMED[name];
+    const code = dec ? parseIntText(dec, 10) : parseIntText(hex, 16);
+    return code > 0 && code < 0x10000 ? fromCharCode(code) : m;
+  });
+  t = replaceText(t, ADDR_PERCENT, (m, hex) => {
+    const code = parseIntText(hex, 16);
+    return code > 0x20 && code < 0x7f ? toLower(fromCharCode(code)) : m;
+  });
+  t = replaceText(replaceText(t, ADDR_INVISIBLE, ""), ADDR_DOTS, ".");
+  t = replaceText(t, ADDR_DEFANG, ".");
+  t = replaceText(replaceText(t, /hxxp/g, "http"), /\\/g, "/");
+  return hard ? replaceText(t, ADDR_SPACES, "") : replaceText(replaceText(t, ADDR_SEPARATED, "$1"), ADDR_SPACES, " ");
+}
+
+function ipv4Value(token) {
+  // A token as a browser's host parser reads an IPv4 address (null: not one).
+  if (token.length > 1 && endsWith(token, ".")) token = sliceText(token, 0, -1);
+  const parts = splitText(token, ".");
+  if (!parts.length || parts.length > 4) return null;
+  const nums = [];
+  for (const p of parts) {
+    if (p === "") return null;
+    let n;
+    if (sliceText(p, 0, 2) === "0x") n = p.length === 2 ? 0 : (testRe(/^[0-9a-f]+$/, sliceText(p, 2)) ? parseIntText(sliceText(p, 2), 16) : NaN);
+    else if (p.length > 1 && p[0] === "0") n = testRe(/^[0-7]+$/, p) ? parseIntText(p, 8) : NaN;
+    else n = testRe(/^[0-9]+$/, p) ? parseIntText(p, 10) : NaN;
+    if (!(n >= 0)) return null;
+    push(nums, n);
+  }
+  const last = nums[nums.length - 1];
+  for (let i = 0; i < nums.length - 1; i++) if (nums[i] > 255) return null;
+  if (last >= 256 ** (5 - nums.length)) return null;
+  let value = last;
+  for (let i = 0; i < nums.length - 1; i++) value += nums[i] * 256 ** (3 - i);
+  return value;
+}
+
+function v6Host(token) {
+  try { return urlHostname(new URL_("http://[" + token + "]/")); } catch (e) { return null; }
+}
+
+function mappedV4(host) {
+  // The IPv4 address an IPv4-mapped IPv6 host (`[::ffff:7f00:2]`) reaches, as a number.
+  const m = execRe(/^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/, host || "");
+  return m ? parseIntText(m[1], 16) * 65536 + parseIntText(m[2], 16) : null;
+}
+
+function pathAfter(text, end, path) {
+  // Whether `path` follows an address ending at `end` in folded `text` (after a trailing dot and
+  // a port); the root path ("") always does.
+  if (!path) return true;
+  const rest = sliceText(text, end, end + path.length + 16);
+  const m = execRe(/^\.?(?::[0-9]{1,5})?/, rest);
+  return indexOf(sliceText(rest, m ? m[0].length : 0), path) === 0;
+}
+
+function addressEnds(text, address) {
+  // Where the address ends in folded `text` (each occurrence followed by its path), for a host
+  // name in the hard fold, for an IP literal in the soft fold.
+  const ends = [];
+  if (address.v4 === undefined && address.v6 === undefined) {
+    for (const host of address.hosts) {
+      let at = indexOf(text, host);
+      while (at >= 0 && ends.length < 8) {
+        if (pathAfter(text, at + host.length, address.path)) push(ends, [at, at + host.length]);
+        at = indexOf(text, host, at + 1);
+      }
+    }
+    return ends;
+  }
+  let m;
+  if (address.v4 !== undefined && address.v4 !== null) {
+    ADDR_IPV4.lastIndex = 0;
+    while ((m = execRe(ADDR_IPV4, text)) && ends.length < 8) {
+      const before = m.index ? text[m.index - 1] : "";
+      if (before && testRe(/[0-9.]/, before)) continue;
+      if (ipv4Value(m[0]) === address.v4 && pathAfter(text, m.index + m[0].length, address.path)) {
+        push(ends, [m.index, m.index + m[0].length]);
+      }
+    }
+  }
+  ADDR_IPV6.lastIndex = 0;
+  while ((m = execRe(ADDR_IPV6, text)) && ends.length < 8) {
+    if (m[0].length < 3) { ADDR_IPV6.lastIndex = m.index + 1; continue; }
+    const host = v6Host(m[1]);
+    if (!host) continue;
+    const same = host === address.v6 || (address.v4 !== undefined && address.v4 !== null && mappedV4(host) === address.v4);
+    if (same && pathAfter(text, m.index + m[0].length, address.path)) push(ends, [m.index, m.index + m[0].length]);
+  }
+  return ends;
+}
+
+function addressIn(text, address) {
+  if (!text) return false;
+  const hard = address.v4 === undefined && address.v6 === undefined;
+  return addressEnds(addrFold(text, hard), address).length > 0;
+}
+
+function linkMatches(href, address) {
+  // Whether a link's resolved URL is the address (the browser's own parser reads the host).
+  try {
+    const url = new URL_(href);
+    const host = urlHostname(url);
+    const same = address.v6 === undefined && address.v4 === undefined ? hasHost(address, host)
+      : host === address.v6 || (address.v4 !== undefined && address.v4 !== null &&
+        (ipv4Value(host) === address.v4 || mappedV4(host) === address.v4));
+    if (!same) return false;
+    if (!address.path) return true;
+    let path = toLower(urlPathname(url));
+    try { path = toLower(decode(path)); } catch (e) { /* keep it encoded */ }
+    return indexOf(path, address.path) === 0;
+  } catch (e) {
+    return false;
+  }
+}
+
+function hasHost(address, text) {
+  for (const host of address.hosts) if (host === text) return true;
+  return false;
+}
+
+function foldHas(address, text) {
+  for (const host of address.hosts) if (indexOf(text, host) >= 0) return true;
+  return false;
+}
+
+function commonElement(a, b) {
+  // The nearest element holding both nodes.
+  let el = isElement(a) ? a : parentElementOf(a);
+  while (el && b !== el && !containsNode(el, b)) el = parentElementOf(el);
+  return el;
+}
+
+function addressSources(address, opts) {
+  const out = [];
+  const doc = document;
+  const body = bodyOf(doc);
+  if (!body || !address || !address.hosts) return out;
+  const hard = address.v4 === undefined && address.v6 === undefined;
+  const blockSelector = joinList(BLOCK_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li, div";
+  const add = (el, snippet, kind, hidden) => {
+    if (!el) return;
+    push(out, {
+      snippet: clip(snippet, 600),
+      in_ugc: !!ugcRegion(el, opts.ugc),
+      hidden: hidden || hiddenReason(el) !== null,
+      in_dialog: !!closestAcross(el, DIALOG_SELECTOR),
+      kind,
+    });
+  };
+  // text: the text nodes folded one by one, joined; an occurrence is placed on the nearest
+  // element holding all the nodes it spans
+  const whole = textContentOf(body) || "";
+  if (addressIn(whole, address)) {
+    const walker = makeWalker(doc, body, SHOW_TEXT);
+    const starts = [], nodes = [];
+    let folded = "", node, walked = 0;
+    while ((node = walkNext(walker)) && walked < 50000) {
+      walked++;
+      const parent = parentElementOf(node);
+      if (parent && testRe(SKIP_TEXT, tagNameOf(parent))) continue;
+      const piece = addrFold(nodeValueOf(node) || "", hard);
+      if (!piece) continue;
+      push(starts, folded.length);
+      push(nodes, node);
+      folded += piece;
+    }
+    const nodeAt = (offset) => {
+      let lo = 0, hi = starts.length - 1;
+      while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (starts[mid] <= offset) lo = mid; else hi = mid - 1; }
+      return nodes[lo];
+    };
+    const placed = new Set_();
+    for (const [start, end] of addressEnds(folded, address)) {
+      if (out.length >= 4 || !nodes.length) break;
+      const el = commonElement(nodeAt(start), nodeAt(Math.max(start, end - 1)));
+      if (!el || placed.has(el)) continue;
+      placed.add(el);
+      const block = closestAcross(el, blockSelector) || el;
+      add(el, textOf(block, 900), "text", false);
+    }
+  }
+  // comments: what an agent reading the page's source sees, and no person does
+  const comments = makeWalker(doc, docElementOf(doc) || body, SHOW_COMMENT);
+  let comment, counted = 0;
+  while ((comment = walkNext(comments)) && out.length < 5 && counted < 2000) {
+    counted++;
+    const text = nodeValueOf(comment) || "";
+    if (text.length >= 4 && addressIn(text, address)) add(parentElementOf(comment) || body, text, "comment", true);
+  }
+  // links: the browser resolves each candidate (relative ones too when the path is not the root)
+  const page = indexOfPage(doc, body);
+  const seen = new Set_();
+  const live = (a) => !seen.has(a) && isConnectedOf(a) && ownerDocumentOf(a) === doc && !!seen.add(a);
+  const linkFold = addrFold(page.linksText, hard);
+  const anyLink = !hard || foldHas(address, linkFold) || (address.path && indexOf(linkFold, address.path) >= 0);
+  const linkBlock = joinList(BLOCK_SELECTORS, ", ") + ", " + DIALOG_SELECTOR + ", p, li";
+  let tried = 0;
+  for (const [a] of anyLink ? page.links : []) {
+    if (out.length >= 6 || tried > 5000) break;
+    const raw = getAttr(a, "href") || getAttr(a, "action") || "";
+    if (!raw || (!address.path && indexOf(raw, "/") < 0 && indexOf(raw, "\\") < 0)) continue;
+    if (!address.path && !testRe(/^\s*[a-z][a-z0-9+.\-]*:|^\s*[\/\\]{2}/i, raw)) continue;  // the root needs the host written
+    tried++;
+    const href = resolve(raw, a);
+    if (!linkMatches(href, address) || !live(a)) continue;
+    add(a, textOf(closestAcross(a, linkBlock) || a, 900) + " " + href, "href", false);
+  }
+  // labelling attributes (aria-label, title, alt, aria-description)
+  if (addressIn(page.labelsText, address)) {
+    seen.clear();
+    for (const [a] of page.labels) {
+      if (out.length >= 6) break;
+      const shown = [];
+      for (const name of LABEL_ATTRS) { const v = getAttr(a, name); if (v) push(shown, v); }
+      const text = joinList(shown, " ");
+      if (addressIn(text, address) && live(a)) add(a, text, "attribute", false);
+    }
   }
   return out;
 }
