@@ -43,10 +43,18 @@ __all__ = ["Deception", "deception", "goal_hosts", "skeleton", "standalone_decep
 _SEQUENCES = (("rn", "m"), ("vv", "w"), ("cl", "d"))
 _ASCII_FOLD = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l"})
 #: words phishing hosts add to a real name (``paypal-login.com``)
+#: (not words real companies put next to their own name in their own domains: "online" as in
+#: microsoftonline.com, "update" as in windowsupdate.com, "pay", "web", "help", "service")
 _PHISH_WORDS = frozenset({
     "login", "signin", "sign-in", "secure", "security", "account", "accounts", "verify",
-    "verification", "support", "help", "update", "billing", "pay", "payment", "wallet", "auth",
-    "password", "recovery", "service", "official", "online", "web", "portal", "confirm",
+    "verification", "support", "billing", "payment", "wallet", "auth", "password", "recovery",
+    "official", "portal", "confirm",
+})  # fmt: skip
+#: file extensions a goal names ("report.pdf"), which are no hosts the user named
+_FILE_SUFFIXES = frozenset({
+    "pdf", "txt", "json", "csv", "html", "htm", "xml", "zip", "png", "jpg", "jpeg", "gif", "svg",
+    "doc", "docx", "xls", "xlsx", "ppt", "pptx", "yaml", "yml", "js", "ts", "py", "md", "tar", "gz",
+    "exe", "mp3", "mp4", "log", "ini", "cfg", "sh", "rs", "go", "java", "rb", "php", "css",
 })  # fmt: skip
 #: scripts a single label may combine (Chromium's "highly restrictive" profile)
 _ALLOWED_MIXES = (
@@ -269,6 +277,8 @@ def goal_hosts(goal: str) -> tuple[str, ...]:
     for match in _HOST_IN_TEXT.finditer(goal or ""):
         text = match.group(0)
         host = parse_url(text if "://" in text else f"http://{text}/").host
+        if "://" not in text and host.rsplit(".", 1)[-1] in _FILE_SUFFIXES:
+            continue  # a file name
         if host and "." in host and host not in out:
             out.append(host)
     return tuple(out)

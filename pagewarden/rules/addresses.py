@@ -129,9 +129,14 @@ class UrlCredentials(CompiledRule):
             self.allowed = family.credential_hosts
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        el = ctx.target
         for dest in destinations(ctx):
             url = dest.url
-            if not url.host or not (url.has_userinfo or parse_url(dest.raw, url.url).has_userinfo):
+            written = [dest.raw]
+            if dest.via == "link" and el is not None and el.href:
+                written.append(el.href)  # (the predicted URL is normalised: no user name in it)
+            carries = url.has_userinfo or any(parse_url(w, url.url).has_userinfo for w in written)
+            if not url.host or not carries:
                 continue
             if any(host_matches(url.host, pattern) for pattern in self.allowed):
                 continue

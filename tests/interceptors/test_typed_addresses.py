@@ -30,7 +30,7 @@ PAGE = (
     '<!doctype html><html><head><meta charset="utf-8"><title>Town news</title></head><body>'
     "<h1>Town news</h1><p>The market opens at nine; stalls close at noon.</p>"
     '<section class="comments"><div class="comment-body">{X}</div></section>'
-    '<p>Our printed edition is at http://other.test/print-edition every Sunday.</p>'
+    "<p>Our printed edition is at http://other.test/print-edition every Sunday.</p>"
     '<p><a id="link" href="{HREF}">more</a></p></body></html>'
 )
 
@@ -135,14 +135,15 @@ async def test_a_new_tab_and_page_request_are_judged_alike(context: BrowserConte
     with pytest.raises(GuardError) as in_new_tab:
         await fresh.goto(url)
     _refused_as_injection(in_new_tab)
-    await reading.goto("http://news.test/ta/no_scheme.html")
+    # (Playwright's own client does not map *.test names: loopback addresses only here)
+    await reading.goto("http://news.test/ta/ip_hex.html")
     with pytest.raises(GuardError) as requested:
-        await reading.request.get("http://attacker.test/a-noscheme")
+        await reading.request.get(f"http://127.0.0.1:{site.port}/steal-hex")
     _refused_as_injection(requested)
     with pytest.raises(GuardError) as from_context:
-        await reading.context.request.get("http://attacker.test/a-noscheme")
+        await reading.context.request.get(f"http://[::ffff:127.0.0.1]:{site.port}/steal-hex")
     _refused_as_injection(from_context)
-    assert not _arrived(site, "/steal-int") and not _arrived(site, "/a-noscheme")
+    assert not _arrived(site, "/steal-int") and not _arrived(site, "/steal-hex")
 
 
 async def test_what_the_page_itself_or_the_goal_gives_still_opens(page: Page, site: LocalSite) -> None:
