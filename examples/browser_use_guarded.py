@@ -3,7 +3,7 @@ issue tells AI agents to post their comment on evil.test. The guard refuses that
 (the model reads the refusal and its guidance as the action's error), the agent then posts
 the comment on the tracker, and the browser's traffic goes through the network layer.
 
-    pip install 'pagewarden[browser-use]'
+    pip install -c constraints.txt '.[browser-use]'   # in a checkout (scripts/setup does)
     python examples/browser_use_guarded.py
 
 No model is needed: `ScriptedLLM` (an OpenAI-compatible server on 127.0.0.1) plays one that
@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "false")  # browser-use's telemetry: off
+os.environ.setdefault("BROWSER_USE_VERSION_CHECK", "false")  # no look-up of a newer browser-use
 
 from browser_use import Agent, BrowserSession, ChatOpenAI
 

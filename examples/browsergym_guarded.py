@@ -2,7 +2,7 @@
 an injection planted in the page, reads the guard's refusal in ``last_action_error``, and
 then does its task.
 
-    pip install 'pagewarden[browsergym]'
+    pip install -c constraints.txt '.[browsergym]'   # in a checkout (scripts/setup does)
     python examples/browsergym_guarded.py
 
 Everything runs locally: the task's site is served on 127.0.0.1 (``shop.test``), the

@@ -1,5 +1,6 @@
-"""Test helpers for pagewarden and its users: a local multi-origin site server, and
-`ScriptedLLM`, an OpenAI-compatible model server answering from a script.
+"""Test helpers for pagewarden and its users: a local multi-origin site server,
+`ScriptedLLM`, an OpenAI-compatible model server answering from a script, and
+`PostgresServer`, a throw-away PostgreSQL server for the policy store.
 
 `LocalSite` serves several made-up origins (``forum.test``, ``evil.test`` …) from one
 port on 127.0.0.1; Chromium reaches them through `chromium_launch_options(host_map=…)`.
@@ -16,9 +17,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from pagewarden._postgres_server import PostgresServer, find_postgres_bindir
 from pagewarden._scripted_llm import Reply, ScriptedLLM, ScriptedRequest
 
-__all__ = ["LocalSite", "RecordedRequest", "Reply", "Response", "ScriptedLLM", "ScriptedRequest"]
+__all__ = [
+    "LocalSite",
+    "PostgresServer",
+    "RecordedRequest",
+    "Reply",
+    "Response",
+    "ScriptedLLM",
+    "ScriptedRequest",
+    "find_postgres_bindir",
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,11 +7,13 @@ import os
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
 from pagewarden._browser import chromium_launch_options
+from pagewarden.secrets import SecretRegistry
 from pagewarden.testing import LocalSite
 from pagewarden.trace import global_secrets
 from tests.artefacts import artefacts, leaks
@@ -76,12 +78,84 @@ def no_secret_in_artefacts(tmp_path_factory: pytest.TempPathFactory) -> Iterator
     """After the whole session: no trace, log, report or results file any test wrote holds a
     value that was marked secret in this process — registered with a guard, listed in a
     policy's `sensitive_data.values`, written as a credential in a goal, typed into a
-    password field, or given to `configure_logging(secrets=…)` — in clear."""
+    password field, or given to `configure_logging(secrets=…)` — in clear.
+
+    Under pytest-xdist this checks the worker's own artefacts (its basetemp) against the
+    worker's own secrets; `pytest_sessionfinish` below then checks every worker's artefacts
+    against every worker's secrets, as one serial session would."""
     yield
     root = tmp_path_factory.getbasetemp()
     files = artefacts(root)
     found = leaks(files, global_secrets())
     assert not found, "secrets in clear in test artefacts:\n" + "\n".join(found)
+
+
+# -- the browser-free core: `pytest -m "not browser"` --------------------------------------------
+#: Fixtures that bring up a Chromium (directly or through what they depend on).
+BROWSER_FIXTURES = frozenset(
+    {"browser", "context", "page", "demo_browser", "plain_browser", "person_browser", "person",
+     "guarded_result", "unguarded_result", "proxied_result"}
+)  # fmt: skip
+#: Words in a test module's source that mean some of its tests drive a browser or a process that does.
+BROWSER_WORDS = ("playwright", "chromium", "pagewarden.sync_api", "launch(", "scripts/demo", "run_demo",
+                 "pagewarden.integrations", "_mcp_client", "browser_use", "browsergym")  # fmt: skip
+
+
+def _module_drives_browser(path: Path, cache: dict[Path, bool] = {}) -> bool:  # noqa: B006 - a cache
+    if path not in cache:
+        text = path.read_text(encoding="utf-8", errors="replace") if path.suffix == ".py" else ""
+        cache[path] = any(word in text for word in BROWSER_WORDS)
+    return cache[path]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that may drive a real Chromium `browser` (by the fixtures it uses, or
+    because its module drives one), so `-m "not browser"` is the fast, browser-free core. A
+    module counts whole: the marker may over-include, never leave a browser test out of it."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & BROWSER_FIXTURES or _module_drives_browser(Path(item.path)):
+            item.add_marker(pytest.mark.browser)
+
+
+# -- parallel runs (pytest-xdist): each worker is its own process with its own home, basetemp,
+# site, browser and servers (the session fixtures above); the controller joins the secrets. --
+_WORKER_SECRETS = "pagewarden_secrets"
+_secrets_of_workers: list[tuple[str, str, bool]] = []
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On a worker: hand the secrets this process registered to the controller (in memory,
+    over xdist's channel). On the controller of a parallel run: the session-wide check for
+    secrets in artefacts, across workers."""
+    config = session.config
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:
+        registry = global_secrets()
+        workeroutput[_WORKER_SECRETS] = [(s.value, s.label, registry.enforced(s.value)) for s in registry]
+        return
+    if not _secrets_of_workers:
+        return
+    registry = SecretRegistry()
+    for value, label, enforce in _secrets_of_workers:
+        registry.add(value, label=label, enforce=enforce)
+    found = leaks(artefacts(config._tmp_path_factory.getbasetemp()), registry)
+    if found:
+        report = pytest.TestReport(
+            nodeid="tests/conftest.py::no_secret_in_artefacts[every worker]",
+            location=("tests/conftest.py", 0, "no_secret_in_artefacts[every worker]"),
+            keywords={}, outcome="failed", when="teardown", sections=[], duration=0.0,
+            longrepr="secrets in clear in test artefacts (any worker's secret, any worker's files):\n"
+            + "\n".join(found),
+        )  # fmt: skip
+        config.hook.pytest_runtest_logreport(report=report)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """xdist (controller): a worker finished; keep the secrets it registered."""
+    _secrets_of_workers.extend(getattr(node, "workeroutput", {}).get(_WORKER_SECRETS, []))
 
 
 @pytest.fixture(scope="session")

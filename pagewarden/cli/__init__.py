@@ -12,6 +12,7 @@ from pagewarden.cli import (  # noqa: F401 - imported to register their commands
     _mcp,
     _policies,
     _policy_agent,
+    _postgres,
     _proxy,
     _sessions,
 )

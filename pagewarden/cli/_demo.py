@@ -62,9 +62,11 @@ def demo(
     """Run scripted agents on a local tracker and forum with planted prompt injections.
 
     Guarded (the default), every action goes through the embedded default guard (no policy
-    file, no LLM) and every request through its network layer (--no-proxy: not): exit 0
-    when every planted attack is stopped and every benign action runs with its effect, 1
-    otherwise. With --unguarded, exit 0 when every attack works on a raw page.
+    file; no LLM unless --llm-* or PAGEWARDEN_LLM_* name one, and then the table and the
+    report name the model and count its calls) and every request through its network layer
+    (--no-proxy: not): exit 0 when every planted attack is stopped and every benign action
+    runs with its effect, 1 otherwise. With --unguarded, exit 0 when every attack works on a
+    raw page.
     """
     from pagewarden.demo.runner import run_demo
     from pagewarden.guard import terminal_approver
@@ -132,9 +134,12 @@ def console_command(
     """Serve the supervision console for guarded sessions in other processes or machines.
 
     Prints the console's URL (with its token), a read-only link and a guard link (attaching
-    guards only). A guard attaches with Guard(console=URL). PAGEWARDEN_CONSOLE_TOKEN,
+    guards only). A guard attaches with Guard(console=GUARD LINK). PAGEWARDEN_CONSOLE_TOKEN,
     PAGEWARDEN_CONSOLE_READ_ONLY_TOKEN and PAGEWARDEN_CONSOLE_GUARD_TOKEN set the tokens
-    instead of random ones; tokens set so are not printed.
+    instead of random ones; a token set so is never printed, on any address (its link shows
+    $PAGEWARDEN_CONSOLE_TOKEN in its place, for a shell to fill in): whoever set it has it,
+    and a server's output often ends up in a log. A random token is printed, as it cannot be
+    learnt otherwise.
     """
     from pagewarden.console import Console
 
@@ -159,12 +164,11 @@ def console_command(
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    # a token the operator set is not written out beyond loopback (the output may be a log);
-    # on loopback the full URL is printed as before (it is what a person opens)
-    hide = not console.access.loopback or behind_proxy
+    # a token the operator set is never written out, on loopback too: they have it, and the
+    # output of a server is often a log (journald, docker logs, CI); a random one is printed
 
     def link(url: str, name: str) -> str:
-        return url.split("?token=")[0] + f"?token=${variables[name]}" if hide and tokens[name] else url
+        return url.split("?token=")[0] + f"?token=${variables[name]}" if tokens[name] else url
 
     def announce(running: Console) -> None:
         click.echo(f"pagewarden console: {link(running.url, 'full')}")

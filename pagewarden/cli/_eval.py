@@ -132,8 +132,10 @@ def eval_judge(
     model given with --llm-base-url/--llm-model/--llm-config or PAGEWARDEN_LLM_*. Prints
     precision and recall per label (allow, ask, block), missed violations, false blocks,
     latency p50/p95, tokens and model calls per item. A model that fails or hangs leaves an
-    item with the guard's safe decision (block), counted as a failure. The labelled-items
-    format is in docs/reference/formats.md. Exit 0 after a run, 2 on bad input.
+    item with the guard's safe decision (block), counted as a failure, and the run goes on. The
+    labelled-items format is in docs/reference/formats.md. Exit 0 after a run (items that
+    failed are reported, not an error); 1 when the model server cannot be reached (checked
+    first, with GET /models, and again when every item failed); 2 on bad input.
     """
     import asyncio
 
@@ -182,11 +184,19 @@ def eval_judge(
         sys.exit(2)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from pagewarden.llm import LLMClient
+    from pagewarden.llm import LLMClient, LLMUnavailable
 
     options = JudgeOptions(tiers=tiers, deadline=deadline, split=split, policies=extra)  # type: ignore[arg-type]
     client = LLMClient(config)
+    probe = min(config.timeout, 15.0)
+    try:
+        client.probe_sync(timeout=probe)
+    except LLMUnavailable as exc:
+        client.close()
+        _error(f"the model server cannot be reached: {exc.reason}. Nothing was judged.")
+        sys.exit(1)
     show = not quiet and err_console.is_terminal
+    gone: str | None = None  # why the server could not be reached after every item failed
     try:
         with Progress(
             TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -199,6 +209,11 @@ def eval_judge(
                 bar.update(task, completed=done, description=f"{result.id[:40]} {mark}")
 
             results = asyncio.run(run_items(items, client, options, progress=progress))
+        if results and all(result.failed for result in results):
+            try:  # every item failed: the model, or a server that went away during the run?
+                client.probe_sync(timeout=probe)
+            except LLMUnavailable as exc:
+                gone = exc.reason
     finally:
         client.close()
     report = summarise(results, dataset=str(source), model=config.model, tiers=tiers)
@@ -210,3 +225,6 @@ def eval_judge(
             _error(f"cannot write {json_out}: {exc}")
             sys.exit(2)
         console.print(f"[green]wrote[/green] {escape(str(json_out))}", highlight=False)
+    if gone is not None:
+        _error(f"the model server went away during the run: {gone}. Every item failed.")
+        sys.exit(1)

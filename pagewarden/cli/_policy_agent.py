@@ -207,9 +207,18 @@ _DB = click.argument("db", metavar="DB")
 
 
 def _looks_like_store(arg: str) -> bool:
+    """Whether a first argument names a store: a postgresql:// URL, a SQLite file name, or an
+    existing SQLite database (a policy file such as ``policies.yaml`` is none of these, so
+    ``store import policies.yaml`` takes its store from PAGEWARDEN_STORE)."""
     from pagewarden.policies.store import is_postgres_url
 
-    return is_postgres_url(arg) or Path(arg).is_file() or arg.endswith((".db", ".sqlite", ".sqlite3"))
+    if is_postgres_url(arg) or arg.endswith((".db", ".sqlite", ".sqlite3")):
+        return True
+    try:
+        with open(arg, "rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 class _StoreCommand(click.Command):

@@ -12,12 +12,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from pagewarden.console._access import check_binding, is_loopback, public_origin
 from pagewarden.console._channel import ConsoleUnavailable, HttpChannel, LocalChannel
 from pagewarden.console._console import Console
 from pagewarden.console._link import ConsoleLink
 from pagewarden.console._protocol import API_VERSION, ProtocolError
 
-__all__ = ["API_VERSION", "Console", "ConsoleLink", "ConsoleUnavailable", "ProtocolError", "attach"]
+__all__ = [
+    "API_VERSION",
+    "Console",
+    "ConsoleLink",
+    "ConsoleUnavailable",
+    "ProtocolError",
+    "attach",
+    "check_binding",
+    "is_loopback",
+    "public_origin",
+]
 
 
 def attach(guard: Any, console: Console | str) -> ConsoleLink:

@@ -30,6 +30,7 @@ __all__ = [
     "Access",
     "Role",
     "check_binding",
+    "is_loopback",
     "new_token",
     "public_origin",
 ]
@@ -95,25 +96,39 @@ def public_origin(url: str) -> tuple[str, str, int | None]:
     return parts.scheme, parts.hostname.lower(), port
 
 
-def check_binding(host: str, *, tls: bool, behind_proxy: bool, public_url: str | None) -> None:
-    """Refuse an address the console must not listen on as configured (a `ValueError` that
+def check_binding(
+    host: str,
+    *,
+    tls: bool,
+    behind_proxy: bool,
+    public_url: str | None,
+    service: str = "the console",
+    api: str = "Console",
+) -> None:
+    """Refuse an address `service` must not listen on as configured (a `ValueError` that
     says what to do): beyond loopback only with TLS or behind a TLS-terminating reverse proxy,
-    and a wildcard address or a proxy only with the public URL that names the console."""
+    and a wildcard address or a proxy only with the public URL that names it. `api` is the
+    Python name whose options the message cites (the MCP server shares these rules)."""
     where = "docs/guides/fleet.md"
     if not _is_loopback(host) and not tls and not behind_proxy:
         raise ValueError(
             f"refusing to listen on {host or '*'} without TLS: tokens and page content would "
-            "cross the network in clear. Pass --tls-cert and --tls-key (Console(tls_cert=, "
+            f"cross the network in clear. Pass --tls-cert and --tls-key ({api}(tls_cert=, "
             "tls_key=)), or --behind-proxy when a reverse proxy in front terminates TLS "
             f"(see {where}); or listen on 127.0.0.1"
         )
     if public_url is None and (_is_wildcard(host) or behind_proxy):
         why = "behind a reverse proxy" if behind_proxy else f"listening on every address ({host or '*'})"
         raise ValueError(
-            f"{why}, the console needs the address people and guards use, to refuse requests "
+            f"{why}, {service} needs the address people and guards use, to refuse requests "
             "for any other name (DNS rebinding): pass --public-url https://NAME[:PORT] "
-            f"(Console(public_url=...)); see {where}"
+            f"({api}(public_url=...)); see {where}"
         )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address, or ``localhost``) is a loopback address."""
+    return _is_loopback(host)
 
 
 class Access:

@@ -27,6 +27,8 @@ class AgentRun:
     #: through the network layer: requests its proxy handled, and what it refused (rule host)
     proxied_requests: int | None = None
     network_refusals: list[str] = field(default_factory=list)
+    #: with a model: the calls its guard made to it (None without a model)
+    llm_calls: int | None = None
 
     @property
     def attack_steps(self) -> list[StepRecord]:
@@ -80,6 +82,23 @@ class DemoResult:
     guarded: bool
     out_dir: Path
     runs: list[AgentRun] = field(default_factory=list)
+    #: the semantic tier's model (``model @ base_url``), None when no model judged
+    model: str | None = None
+
+    @property
+    def llm_calls(self) -> int:
+        """The calls every guard of the run made to the model."""
+        return sum(run.llm_calls or 0 for run in self.runs)
+
+    @property
+    def tiers(self) -> str:
+        """What judged the steps, for titles: the tiers, and the model with its calls."""
+        if not self.guarded:
+            return "unguarded"
+        if self.model is None:
+            return "embedded default: rules + static world model, no LLM"
+        calls = self.llm_calls
+        return f"rules + static world model + model {self.model}: {calls} call{'' if calls == 1 else 's'}"
 
     @property
     def ok(self) -> bool:

@@ -81,7 +81,8 @@ def redacted(result: DemoResult) -> DemoResult:
         copy.scenario = _redact_fields(run.scenario, redact)
         copy.steps = [_redact_fields(step, redact) for step in run.steps]
         runs.append(copy)
-    return dataclasses.replace(result, runs=runs)
+    model = redact(result.model) if result.model is not None else None  # a URL may hold credentials
+    return dataclasses.replace(result, runs=runs, model=model)
 
 
 # -- console -------------------------------------------------------------------------------
@@ -89,7 +90,7 @@ def print_result(result: DemoResult, console: Console | None = None) -> None:
     """Print every step (action, decision, policy, reason) and a verdict per run."""
     console = console or Console(emoji=False)  # page text (":cd:") printed as written
     result = redacted(result)
-    mode = "guarded (embedded default: rules + static world model, no LLM)" if result.guarded else "UNGUARDED"
+    mode = f"guarded ({result.tiers})" if result.guarded else "UNGUARDED"
     table = Table(title=f"pagewarden demo — {mode}", show_lines=False, expand=True)
     table.add_column("scenario", overflow="fold", max_width=18)
     table.add_column("agent", max_width=6)
@@ -169,6 +170,8 @@ def result_data(result: DemoResult) -> dict[str, Any]:
     return {
         "guarded": result.guarded,
         "ok": result.ok,
+        "model": result.model,
+        "llm_calls": result.llm_calls if result.model is not None else None,
         "runs": [
             {
                 "scenario": run.scenario.id,
@@ -181,6 +184,7 @@ def result_data(result: DemoResult) -> dict[str, Any]:
                 "outcome": run.outcome,
                 "evil_received": run.evil_received,
                 "proxied_requests": run.proxied_requests,
+                "llm_calls": run.llm_calls,
                 "network_refusals": run.network_refusals,
                 "trace": run.trace,
                 "error": run.error,
@@ -301,9 +305,7 @@ def _run_html(result: DemoResult, run: AgentRun) -> str:
 def write_html(result: DemoResult, path: Path) -> None:
     """Write the report: a summary table, then every run step by step with screenshots."""
     result = redacted(result)
-    mode = (
-        "guarded — embedded default (rules + static world model, no LLM)" if result.guarded else "unguarded"
-    )
+    mode = f"guarded — {result.tiers}" if result.guarded else "unguarded"
     summary_rows = "".join(
         f'<tr><td><a href="#{_e(run.scenario.id)}-{_e(run.agent)}">{_e(run.scenario.id)}</a></td>'
         f"<td>{_e(run.scenario.attack or '-')}</td><td>{_e(run.agent)}</td>"

@@ -1,7 +1,8 @@
 """Run the demo: every scenario's agents on the demo site, guarded (the default) or raw.
 
 Guarded, each agent runs on ``Guard(goal=…, trace=…, screenshots=True).wrap(page)`` — the
-embedded default: no policy file, no LLM. The run passes when every planted attack is
+embedded default: no policy file, no LLM unless one is given (then the report names the model
+and counts its calls). The run passes when every planted attack is
 stopped before it does harm and every benign action runs and has its effect. Unguarded
 (``--unguarded``), only the naive agent runs, on the raw page, to show that the attacks are
 real: the run passes when every attack does what it was planted to do.
@@ -137,6 +138,8 @@ async def run_agent(
             run.error = f"{type(exc).__name__}: {exc}"
         run.steps = agent.steps
         final_url = page.url
+        if guard is not None and guard.semantic is not None:
+            run.llm_calls = guard.semantic.client.stats.calls
         if network is not None and guard is not None and guard.network is not None:
             run.proxied_requests = counter.count
             run.network_refusals = [
@@ -204,6 +207,8 @@ async def run_demo_async(
     for stale in ("screenshots", "traces"):  # left by an earlier run into the same directory
         shutil.rmtree(out / stale, ignore_errors=True)
     result = DemoResult(guarded=guarded, out_dir=out)
+    if guarded and llm is not None:
+        result.model = llm.describe() if hasattr(llm, "describe") else str(getattr(llm, "model", llm))
     with DemoSite() as site:
         async with async_playwright() as playwright:
             if proxy:

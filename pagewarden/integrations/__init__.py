@@ -1,5 +1,5 @@
 """Integrations with the agent frameworks people already run (BrowserGym, browser-use, MCP).
 
 Each lives in a subpackage of its own and needs its optional extra
-(``pip install 'pagewarden[browsergym]'`` …); importing this package imports none of them.
+(pagewarden's ``browsergym`` … extras); importing this package imports none of them.
 """

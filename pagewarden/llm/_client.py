@@ -288,6 +288,43 @@ class LLMClient:
         until = time.monotonic() + deadline if deadline is not None else None
         return self._loop.run(self._complete(chat, schema, boundary, until, max_tokens, temperature))
 
+    async def probe(self, *, timeout: float = 10.0) -> None:
+        """Check that the endpoint answers at all, without a model call: ``GET …/models``.
+
+        Any HTTP answer counts as reachable (a server without that route answers 404), except
+        401 and 403: the endpoint rejects the API key, so every call would fail.
+
+        Raises:
+            LLMUnavailable: nothing answered within `timeout` seconds (connection refused, an
+                unknown host, a timeout), or the key was rejected. Its `reason` names the
+                endpoint (no key) and why.
+        """
+        if self._closed:
+            raise LLMUnavailable("the client is closed")
+        await self._loop.wrap(self._probe(timeout))
+
+    def probe_sync(self, *, timeout: float = 10.0) -> None:
+        """`probe` for synchronous code."""
+        if self._closed:
+            raise LLMUnavailable("the client is closed")
+        self._loop.run(self._probe(timeout))
+
+    async def _probe(self, timeout: float) -> None:
+        where = self.config.base_url
+        try:
+            async with asyncio.timeout(timeout):
+                await self._client().models.list(timeout=timeout)
+        except (TimeoutError, openai.APITimeoutError):
+            raise LLMUnavailable(f"cannot reach {where}: no answer within {timeout:.1f} s") from None
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            raise LLMUnavailable(f"cannot reach {where}: {type(cause).__name__}") from None
+        except openai.APIStatusError as exc:
+            if exc.status_code in (401, 403):
+                raise LLMUnavailable(f"{where} rejected the API key ({exc.status_code})") from None
+        except openai.APIError:
+            pass  # it answered, with something the SDK cannot read: reachable
+
     async def aclose(self) -> None:
         """Close the HTTP connections (the client cannot be used afterwards)."""
         self._closed = True

@@ -39,7 +39,10 @@ __all__ = [
     "shutdown_built",
 ]
 
-INSTALL_HINT = "OpenTelemetry export needs the otel extra: pip install 'pagewarden[otel]'"
+INSTALL_HINT = (
+    "OpenTelemetry export needs pagewarden's otel extra: "
+    "pip install -c constraints.txt '/path/to/pagewarden[otel]' (docs: getting-started/install)"
+)
 _ENDPOINTS = (
     "OTEL_EXPORTER_OTLP_ENDPOINT",
     "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",

@@ -2,8 +2,8 @@
 
 ``Guard(record=DIR)`` (and ``launch(record=DIR)``) writes::
 
-    DIR/manifest.json    format and pagewarden versions, created/closed, goal, mode,
-                         configuration, sessions, step count, the files below
+    DIR/manifest.json    format and pagewarden versions, created/closed, goal, mode, the
+                         agent's name, configuration, sessions, step count, the files below
     DIR/policies.yaml    the user's policies in force, serialised (not a path), values redacted
     DIR/trace.jsonl      one trace line per judged step (with ``"ran"``: whether it executed)
     DIR/events.jsonl     the guard's other events (console, network …), one per line
@@ -169,6 +169,7 @@ class SessionRecorder:
             "closed": _now() if self._closed else None,
             "goal": redact(self.guard.goal) if self.guard.goal else None,
             "mode": self.guard.mode,
+            "agent": redact(self.guard.agent_name) if getattr(self.guard, "agent_name", None) else None,
             "sessions": sessions,
             "steps": self._count_steps(),
             "config": redact_tree(self.config(), redact),

@@ -18,8 +18,10 @@ from typing import Any
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
 from pagewarden import Guard
+from pagewarden.cli import main
 
 ROOT = Path(__file__).parents[2]
 DEPLOY = ROOT / "deploy"
@@ -38,12 +40,11 @@ def _env_example() -> dict[str, str]:
 
 @cache
 def _help(*command: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "pagewarden", *command, "--help"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    """``pagewarden COMMAND --help``, in this process (click renders the same help text; the
+    process itself is run below, where it is what is tested)."""
+    done = CliRunner().invoke(main, [*command, "--help"], prog_name="pagewarden", terminal_width=80)
+    assert done.exit_code == 0, done.output
+    return done.output
 
 
 def _check_command(words: list[str]) -> None:
@@ -87,6 +88,48 @@ def test_the_compose_file_parses_and_names_what_it_needs() -> None:
             source = volume.split(":")[0]
             if source.startswith("./") and source != "./certs":
                 assert (DEPLOY / source).is_file(), source
+
+
+def _compose_plugin() -> str | None:
+    """Why ``docker compose`` cannot run here, or None when it can (no engine is needed for
+    ``config``: it only reads and checks the file)."""
+    if shutil.which("docker") is None:
+        return "docker is not installed"
+    try:
+        done = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"docker compose version failed: {exc}"
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).strip().splitlines()
+        return f"the docker compose plugin is missing ({said[0] if said else done.returncode})"
+    return None
+
+
+def test_docker_compose_config_accepts_the_file(tmp_path: Path) -> None:
+    """`docker compose config` where the compose plugin exists: the file, with every variable of
+    env.example set, is one compose accepts (an engine is not needed for this)."""
+    missing = _compose_plugin()
+    if missing is not None:
+        pytest.skip(f"docker compose config not run: {missing}")
+    env = tmp_path / ".env"
+    env.write_text(
+        "".join(
+            f"{name}={'https://console.example.com:8765' if 'URL' in name else 'value-' + name.lower()}\n"
+            for name in _env_example()
+        )
+    )
+    compose = ["docker", "compose", "-f", str(DEPLOY / "compose.yaml")]
+    done = subprocess.run(
+        [*compose, "--env-file", str(env), "config", "--quiet"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    # and without the values, compose refuses with the message the file gives
+    empty = tmp_path / "empty.env"
+    empty.write_text("")
+    refused = subprocess.run(
+        [*compose, "--env-file", str(empty), "config", "--quiet"], capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode != 0 and "in .env" in refused.stderr
 
 
 def test_every_pagewarden_command_and_option_exists(tmp_path: Path) -> None:

@@ -99,20 +99,30 @@ def test_attach_errors() -> None:
 
 
 def test_cli_serves_and_prints_the_links(tmp_path: Any) -> None:
-    env = {**os.environ, "PAGEWARDEN_CONSOLE_TOKEN": "cli-test-token-0123456789"}
+    """A token set from the environment is never printed, on loopback too (its link shows the
+    variable's name, for a shell to fill in); the random ones are printed, and work."""
+    token = "cli-test-token-0123456789"
+    env = {**os.environ, "PAGEWARDEN_CONSOLE_TOKEN": token}
+    env.pop("PAGEWARDEN_CONSOLE_READ_ONLY_TOKEN", None)
+    env.pop("PAGEWARDEN_CONSOLE_GUARD_TOKEN", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "pagewarden", "console", "--port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
     )  # fmt: skip
     try:
         assert proc.stdout is not None
-        first = proc.stdout.readline()
-        assert first.startswith("pagewarden console: http://127.0.0.1:")
-        url = first.split(": ", 1)[1].strip()
-        assert url.endswith("?token=cli-test-token-0123456789")
-        with urllib.request.urlopen(url) as answer:
+        lines = [proc.stdout.readline() for _ in range(3)]
+        assert lines[0].startswith("pagewarden console: http://127.0.0.1:")
+        url = lines[0].split(": ", 1)[1].strip()
+        assert url.endswith("?token=$PAGEWARDEN_CONSOLE_TOKEN") and token not in "".join(lines)
+        with urllib.request.urlopen(url.replace("$PAGEWARDEN_CONSOLE_TOKEN", token)) as answer:
             assert answer.status == 200
-        assert "read-only link" in proc.stdout.readline()
+        assert lines[1].startswith("read-only link:")
+        read_only = lines[1].split(": ", 1)[1].strip()
+        assert "$" not in read_only  # random: printed
+        with urllib.request.urlopen(read_only) as answer:
+            assert answer.status == 200
     finally:
         proc.terminate()
-        proc.wait(30)
+        _, err = proc.communicate(timeout=30)
+    assert token not in err

@@ -19,6 +19,7 @@ from pagewarden.demo.report import write_html, write_json
 from pagewarden.demo.runner import AgentRun, DemoResult, run_agent
 from pagewarden.demo.site import DEMO_PASSWORD, DemoSite
 from pagewarden.secrets import SecretRegistry
+from pagewarden.testing import ScriptedLLM
 from tests.artefacts import leaks
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
@@ -251,16 +252,30 @@ def test_every_row_passes_through_the_network_layer(proxied_result: DemoResult) 
 
 
 def test_cli_demo_guarded_exit_status(tmp_path: Path) -> None:
-    done = _cli(
-        "--scenario", "tracker-duplicate", "--scenario", "tracker-token", "--out", "out", cwd=tmp_path
-    )
+    """With a model (a scripted one that finds nothing): the table, results.json and the report
+    name it and count its calls (the demo said "no LLM" whatever judged)."""
+    with ScriptedLLM() as llm:
+        llm.on(None, {"policy_violation": False, "violated_policy_ids": [], "goal_deviation": False})
+        done = _cli(
+            "--scenario", "tracker-duplicate", "--scenario", "tracker-token", "--out", "out",
+            "--llm-base-url", llm.base_url, "--llm-model", "scripted-judge", cwd=tmp_path,
+        )  # fmt: skip
+        calls = len(llm.chat_requests)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASS" in done.stdout and "PW-CREDENTIALS" in done.stdout
     assert "network layer: 3 run(s) through their own proxy" in done.stdout  # the default
+    assert calls > 0  # the cascade consulted it on the steps the rules could not decide
+    named = f"model scripted-judge @ {llm.base_url}: {calls} call{'' if calls == 1 else 's'}"
+    assert named in " ".join(done.stdout.split()) and "no LLM" not in done.stdout
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert all(run["proxied_requests"] for run in results["runs"])
-    assert (tmp_path / "out" / "report.html").is_file()
+    assert results["model"] == f"scripted-judge @ {llm.base_url}" and results["llm_calls"] == calls
+    assert sum(run["llm_calls"] for run in results["runs"]) == calls
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert html.escape(named) in report and "no LLM" not in report
     assert (tmp_path / "out" / "traces" / "tracker-token-naive.jsonl").is_file()
+    # without a model the title says so
+    assert DemoResult(guarded=True, out_dir=tmp_path).tiers.endswith("no LLM")
 
 
 def test_cli_demo_unguarded_shows_what_the_attacker_received(tmp_path: Path) -> None:

@@ -50,8 +50,12 @@ def test_marks_are_read(tmp_path: Path) -> None:
 def test_example_runs(example: Example, tmp_path: Path) -> None:
     script = tmp_path / "example.py"
     script.write_text(example.code, encoding="utf-8")
+    # as a user runs it: `python example.py` without the virtual environment activated, so an
+    # example that calls the `pagewarden` command by name (not `sys.executable -m pagewarden`) fails
+    venv_bin = str(Path(sys.executable).parent)
     env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # `pagewarden` CLI
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p and p != venv_bin)
+    env.pop("VIRTUAL_ENV", None)
     result = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
         timeout=540, check=False,

@@ -1,13 +1,15 @@
 """`pagewarden eval judge`: the semantic tier over labelled actions, end to end through the CLI
 against ScriptedLLM (a competent model, a model answering garbage, one that hangs, an endpoint
-that is down), the labelled-items format and its errors, and the two converters on small files
-written in the sets' documented formats."""
+that is down or goes away, one that rejects the key), the labelled-items format and its errors,
+and the two converters on small files written in the sets' documented formats."""
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -156,24 +158,74 @@ def test_a_model_that_fails_gives_the_safe_decision_counted_as_a_failure(
     assert all(r["failed"] and r["error"] for r in report["per_item"])
 
 
-def test_an_endpoint_that_is_down_is_no_crash(tmp_path: Path) -> None:
+def test_an_endpoint_that_is_down_fails_the_run_with_a_clear_message(tmp_path: Path) -> None:
+    """Nothing listens: checked before the first item, a clear error and exit 1 (a run where
+    items fail exits 0, above), no report written as if it had judged anything."""
     out = tmp_path / "report.json"
-    result = run(
-        "--llm-base-url",
-        ScriptedLLM.refused_url(),
-        "--llm-model",
-        "m",
-        "--limit",
-        "2",
-        "--json",
-        str(out),
-        "--deadline",
-        "3",
-        "-q",
-    )
-    assert result.exit_code == 0, result.output
+    url = ScriptedLLM.refused_url()
+    result = run("--llm-base-url", url, "--llm-model", "m", "--json", str(out), "-q")
+    assert result.exit_code == 1, result.output
+    assert f"the model server cannot be reached: cannot reach {url}: ConnectError" in result.output
+    assert "Nothing was judged" in result.output
+    assert "Judge evaluation" not in result.output and not out.exists()
+
+
+def test_an_endpoint_that_rejects_the_key_fails_the_run() -> None:
+    with _ServerAnswering(401) as url:
+        result = run("--llm-base-url", url, "--llm-model", "m", "-q")
+    assert result.exit_code == 1, result.output
+    assert "rejected the API key (401)" in result.output
+
+
+def test_a_server_that_goes_away_during_the_run_fails_it(llm: ScriptedLLM, tmp_path: Path) -> None:
+    """The server answers the first check, then stops while the first item is judged: every
+    item fails, the report is still shown and written, and the run exits 1 saying why."""
+
+    def stop_then_answer_garbage(request: Any) -> str:
+        threading.Thread(target=llm.stop, daemon=True).start()
+        return "not an answer"
+
+    llm.on(None, Reply.computed(stop_then_answer_garbage), times=1)
+    llm.default = Reply.dropped()
+    out = tmp_path / "report.json"
+    result = run(*model_args(llm), "--limit", "2", "--deadline", "3", "--json", str(out), "-q")
+    assert result.exit_code == 1, result.output
+    assert "the model server went away during the run" in result.output
     report = json.loads(out.read_text())
     assert report["failures"] == 2 and {r["decision"] for r in report["per_item"]} == {"block"}
+
+
+class _ServerAnswering:
+    """An HTTP server on 127.0.0.1 answering every request with `status` (an endpoint that
+    rejects the API key)."""
+
+    def __init__(self, status: int) -> None:
+        status_code = status
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _reply(self) -> None:
+                body = b'{"error": {"message": "invalid api key"}}'
+                self.send_response(status_code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = _reply
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def test_values_a_policy_protects_stay_redacted_when_its_rules_are_left_out(

@@ -197,6 +197,32 @@ def test_the_example_runs() -> None:
     assert "refused: ActionBlocked: goto 'http://evil.test/" in done.stdout
     assert "task done: True success: True" in done.stdout
     assert "requests to evil.test: 0" in done.stdout
+    # a passing run says what the agent did, not the proxy's connection log, the DNS errors of
+    # the browser's own background requests, or browser-use's offer of a newer version
+    for noise in ("[mitmproxy", "client connect", "Name or service not known", "Newer version available"):
+        assert noise not in done.stderr, noise
+
+
+def test_the_integration_turns_browser_use_s_version_check_off() -> None:
+    """Importing the integration (before browser-use runs an agent) sets the version check
+    off (unless the user set BROWSER_USE_VERSION_CHECK); mitmproxy's logger goes to WARNING
+    when its layer starts (unless the application gave it a level)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import logging, os\n"
+        "import pagewarden.integrations.browser_use as b\n"
+        "from browser_use.config import CONFIG\n"
+        "print(CONFIG.BROWSER_USE_VERSION_CHECK)\n"
+        "b._network._quiet_mitmproxy()\n"
+        "print(logging.getLevelName(logging.getLogger('mitmproxy').level))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "BROWSER_USE_VERSION_CHECK"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "WARNING"]
 
 
 async def test_an_action_the_guard_cannot_judge_does_not_run() -> None:

@@ -66,7 +66,8 @@ def _evil(site: LocalSite) -> list[Any]:
 
 def _refused(obs: dict[str, Any]) -> str:
     error = obs["last_action_error"]
-    assert error.startswith("ActionBlocked"), error
+    assert error.startswith("ActionBlocked: "), error
+    assert not error.startswith("ActionBlocked: ActionBlocked"), error  # named once
     assert "Guidance:" in error
     return error
 
@@ -211,6 +212,6 @@ def test_the_example_runs() -> None:
     example = Path(__file__).parents[2] / "examples" / "browsergym_guarded.py"
     done = subprocess.run([sys.executable, str(example)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "refused: ActionBlocked" in done.stdout
+    assert "refused: ActionBlocked: " in done.stdout and "ActionBlocked: ActionBlocked" not in done.stdout
     assert "task done: True reward: 1.0" in done.stdout
     assert "requests to evil.test: 0" in done.stdout

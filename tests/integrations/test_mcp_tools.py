@@ -6,17 +6,14 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamablehttp_client
 
-from pagewarden.integrations.mcp import GuardedBrowserServer, ServerOptions, run_http
+from pagewarden.integrations.mcp import Clients, HttpOptions, ServerOptions
 from pagewarden.testing import LocalSite, Response
-from tests.integrations._mcp_client import mcp_session, ref, text_of
+from tests.integrations._mcp_client import http_client, http_server, mcp_session, ref, text_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -193,36 +190,24 @@ async def test_page_scripts_are_refused_without_a_console(site: LocalSite, tmp_p
         assert "browser_evaluate" not in {t.name for t in (await client.list_tools()).tools}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 async def test_streamable_http_transport(site: LocalSite, tmp_path: Path) -> None:
     import httpx
 
-    port = _free_port()
-    server = GuardedBrowserServer(_options(site, tmp_path))
-    ready = asyncio.Event()
-    task = asyncio.ensure_future(run_http(server, "127.0.0.1", port, ready=lambda url: ready.set()))
-    try:
-        await asyncio.wait_for(ready.wait(), 30)
-        url = f"http://127.0.0.1:{port}/mcp"
-        async with streamablehttp_client(url) as (read, write, _), ClientSession(read, write) as client:
-            await client.initialize()
+    token = "http-transport-test-token-" + "t" * 16
+    http = HttpOptions(clients=Clients.from_token(token))
+    async with http_server(_options(site, tmp_path), http) as (url, _):
+        async with http_client(url, token) as client:
             page = text_of(await client.call_tool("browser_navigate", {"url": site.url("app.test")}))
             assert "- Page Title: Form" in page
             stopped = await client.call_tool("browser_evaluate", {"function": "() => 1"})
             assert stopped.isError
         # DNS rebinding: a Host that is not the server's is refused
-        async with httpx.AsyncClient() as http:
-            answer = await http.post(url, headers={"Host": f"evil.test:{port}"}, json={})
-        assert answer.status_code == 421 or answer.status_code == 400 or answer.status_code == 403
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        await server.aclose()
+        port = url.rsplit(":", 1)[1].split("/")[0]
+        async with httpx.AsyncClient() as raw:
+            answer = await raw.post(
+                url, headers={"Host": f"evil.test:{port}", "Authorization": f"Bearer {token}"}, json={}
+            )
+        assert answer.status_code in (400, 403, 421)
 
 
 async def test_ask_goes_to_the_console_where_a_person_approves(site: LocalSite, tmp_path: Path) -> None:

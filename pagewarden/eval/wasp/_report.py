@@ -108,7 +108,7 @@ def write_html(report: WaspReport, path: Path) -> None:
         data = base64.b64encode(png).decode()
         picture = f"<img alt='PCR against CuP per configuration' src='data:image/png;base64,{data}'>"
     else:
-        picture = "<p><i>No scatter: install the eval extra (pip install 'pagewarden[eval]').</i></p>"
+        picture = "<p><i>No scatter: install pagewarden's eval extra.</i></p>"
 
     def stopped(e: Any) -> str:
         return "; ".join(f"{s['step']} → {s['decision']} {','.join(s['policies'])}" for s in e.stopped)

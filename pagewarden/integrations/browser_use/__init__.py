@@ -1,4 +1,4 @@
-"""pagewarden for browser-use (``pip install 'pagewarden[browser-use]'``): its actions judged
+"""pagewarden for browser-use (pagewarden's ``browser-use`` extra): its actions judged
 by the guard before they run, its browser behind the network layer.
 
     from browser_use import Agent, BrowserSession
@@ -14,7 +14,15 @@ by the guard before they run, its browser behind the network layer.
         await agent.run()
 
 See docs/guides/browser-use.md.
+
+Importing it turns browser-use's version check off (``BROWSER_USE_VERSION_CHECK=false``,
+unless set): on every run it asks the package index for a newer browser-use and offers one
+that cannot be installed next to pagewarden.
 """
+
+import os
+
+os.environ.setdefault("BROWSER_USE_VERSION_CHECK", "false")
 
 from pagewarden.integrations.browser_use._network import browser_profile, network_layer
 from pagewarden.integrations.browser_use._tools import READ_ONLY_ACTIONS, GuardedTools

@@ -9,6 +9,7 @@ on whatever the page or the agent sends.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -27,8 +28,14 @@ def network_layer(
 ) -> Iterator[Any]:
     """The network layer for `guard` (`pagewarden.proxy.standalone_proxy`, what
     ``pagewarden proxy`` runs), started and checked to refuse what it must; its refusals are
-    ``network`` events of `guard`. Stopped on leaving."""
+    ``network`` events of `guard`. Stopped on leaving.
+
+    browser-use sets the root logger to INFO, where mitmproxy's loggers write every client
+    connection and every name the browser's own background requests could not resolve: the
+    ``mitmproxy`` logger is set to WARNING here unless a level was given to it already."""
     from pagewarden.proxy import standalone_proxy, verify_enforcing
+
+    _quiet_mitmproxy()
 
     def refused(refusal: Any) -> None:
         data = refusal.to_dict()
@@ -45,6 +52,14 @@ def network_layer(
         yield server
     finally:
         server.stop()
+
+
+def _quiet_mitmproxy() -> None:
+    """mitmproxy's loggers at WARNING (its connection log and DNS errors are INFO), unless the
+    application set a level on the ``mitmproxy`` logger itself."""
+    logger = logging.getLogger("mitmproxy")
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.WARNING)
 
 
 def browser_profile(

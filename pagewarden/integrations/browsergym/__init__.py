@@ -1,5 +1,5 @@
 """pagewarden for BrowserGym: every action an agent takes in a BrowserGym environment runs
-through the guard (``pip install 'pagewarden[browsergym]'``).
+through the guard (pagewarden's ``browsergym`` extra).
 
     import gymnasium as gym
     from pagewarden.integrations.browsergym import GuardedBrowserEnv

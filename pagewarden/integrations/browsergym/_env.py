@@ -101,10 +101,13 @@ class GuardedBrowserEnv(gymnasium.Wrapper):
         theirs = self.guard.approver
         self.guard.approver = approving_plumbing(self.guard)
         try:
-            return self.env.step(action)
+            obs, reward, terminated, truncated, info = self.env.step(action)
         finally:
             self.guard.approver = theirs
             self._reasoning = None
+        if isinstance(obs, dict) and isinstance(obs.get("last_action_error"), str):
+            obs["last_action_error"] = _named_once(obs["last_action_error"])
+        return obs, reward, terminated, truncated, info
 
     def reasoning(self, text: str) -> None:
         """State the agent's reasoning for the next `step`."""
@@ -144,6 +147,19 @@ class GuardedBrowserEnv(gymnasium.Wrapper):
     def _check_open(self) -> None:
         if self.guard_closed:
             raise RuntimeError("this GuardedBrowserEnv is closed")
+
+
+_GUARD_ERRORS = ("ActionBlocked", "ApprovalRequired", "RevisionRequired", "SessionStopped", "GuardError")
+
+
+def _named_once(error: str) -> str:
+    """BrowserGym writes an action's error as ``f"{type(e).__name__}: {e}"``, and a guard's
+    refusal already starts with its class name: ``ActionBlocked: ActionBlocked: …`` becomes
+    ``ActionBlocked: …``."""
+    for name in _GUARD_ERRORS:
+        if error.startswith(f"{name}: {name}: "):
+            return error[len(name) + 2 :]
+    return error
 
 
 def _merged_context(theirs: Mapping[str, Any], ours: Mapping[str, Any]) -> dict[str, Any]:

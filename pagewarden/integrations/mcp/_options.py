@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ServerOptions"]
+__all__ = ["HttpOptions", "ServerOptions"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,12 @@ class ServerOptions:
     ``pagewarden console``: its person answers ASK decisions; without one an ASK is refused),
     `record` (a directory to record the session into), `proxy` (the network layer, on by
     default), `host_map` (host pattern → local port, for sites served on 127.0.0.1).
+
+    Sessions: each client connection gets a session of its own (a guard and a browser context;
+    the sessions share one Chromium); `shared_context` makes every connection join one session
+    instead (one context, one guard, one goal, one trace: Playwright MCP's
+    ``--shared-browser-context``). A persistent profile is one context, so several clients use
+    it only with `shared_context`.
 
     Files: `output_dir` (where screenshots are saved; default a ``pagewarden-mcp`` directory
     in the working directory), `upload_dirs` (the only directories ``browser_file_upload`` may
@@ -54,8 +60,55 @@ class ServerOptions:
     action_timeout_ms: float = 5000
     navigation_timeout_ms: float = 60000
     guard: bool = True
+    shared_context: bool = False
 
     @property
     def offers_set_goal(self) -> bool:
         """Whether the ``set_goal`` tool is listed: only without ``--goal``, and when not turned off."""
         return self.goal is None and self.set_goal_tool and self.guard
+
+
+#: defaults of the HTTP limits (documented in docs/guides/mcp.md#limits)
+DEFAULT_MAX_SESSIONS = 8
+DEFAULT_MAX_SESSIONS_PER_CLIENT = 4
+DEFAULT_SESSION_IDLE_TIMEOUT = 900.0
+DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class HttpOptions:
+    """How the server serves streamable HTTP (``pagewarden mcp --port``).
+
+    Address: `host` and `port` (the endpoint is ``/mcp``); `allowed_hosts`, the ``Host`` header
+    values answered besides the bound address and `public_url`'s (DNS rebinding; ``"*"``: any).
+    Beyond loopback only with TLS: `tls_cert` and `tls_key` (PEM), or `behind_proxy` when a
+    reverse proxy in front terminates TLS; `public_url` (``https://mcp.example.com``) is the
+    address clients use, needed behind a proxy and on a wildcard address.
+
+    Who: `clients`, the accepted bearer tokens (`Clients`); None with `auth` refuses to serve
+    (the CLI makes a token on loopback); ``auth=False`` serves anyone (loopback only).
+
+    Limits: `max_sessions` open sessions in all, `max_sessions_per_client` per token (a tokens
+    file may set its own per client), `session_idle_timeout` seconds without a request or an open
+    stream after which a session is closed (its browser context too; None: never), and
+    `max_request_bytes` per request body.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8931
+    allowed_hosts: tuple[str, ...] = ()
+    clients: Any = None
+    auth: bool = True
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    public_url: str | None = None
+    behind_proxy: bool = False
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    max_sessions_per_client: int = DEFAULT_MAX_SESSIONS_PER_CLIENT
+    session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+
+    @property
+    def tls(self) -> bool:
+        """Whether the server itself speaks TLS."""
+        return self.tls_cert is not None

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
+import contextvars
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp import types
 from mcp.server.lowlevel import Server
 from pydantic import ValidationError
@@ -26,9 +29,12 @@ from pydantic import ValidationError
 from pagewarden._version import __version__
 from pagewarden.guard import ApprovalRequired, Guard, GuardError, SessionStopped
 from pagewarden.integrations.mcp import _tools as t
-from pagewarden.integrations.mcp._browser import BrowserSession
+from pagewarden.integrations.mcp._browser import BrowserSession, SharedBrowser, profile_dir
+from pagewarden.integrations.mcp._clients import Client, opening_client
 from pagewarden.integrations.mcp._options import ServerOptions
+from pagewarden.integrations.mcp._session import McpSession
 from pagewarden.integrations.mcp._snapshot import PageState, fence_page
+from pagewarden.policies import PolicySet
 from pagewarden.secrets import redact_credentials
 from pagewarden.trace import global_secrets
 
@@ -42,6 +48,10 @@ INSTRUCTIONS = (
 )
 _REF = re.compile(r"^(?:f\d+)?e\d+$")
 _MAX_ERROR = 2000
+#: the session of the tool call being run (set by `GuardedBrowserServer.call`)
+_CURRENT: contextvars.ContextVar[McpSession | None] = contextvars.ContextVar(
+    "pagewarden_mcp_session", default=None
+)
 
 
 class ToolFailure(Exception):
@@ -54,28 +64,28 @@ def _clean(text: str) -> str:
 
 
 class GuardedBrowserServer:
-    """One MCP server (`server`, an `mcp.server.lowlevel.Server`) over one guarded browser.
+    """One MCP server (`server`, an `mcp.server.lowlevel.Server`) over one guarded browser,
+    with a session (a guard and a browser context) per connected client.
 
     Use it with any transport of the MCP SDK (`run_stdio`, `http_app`, or the SDK's in-memory
-    client session in tests); `aclose()` closes the browser and the guard.
+    client session in tests); `aclose()` closes every session and the browser.
+
+    `guard`: one guard of your own for every client: the server then runs one shared session
+    (as with ``ServerOptions(shared_context=True)``), and the guard stays open.
     """
 
     def __init__(self, options: ServerOptions | None = None, *, guard: Guard | None = None) -> None:
         self.options = options = options or ServerOptions()
-        if guard is None and options.guard:
-            guard = Guard(
-                policies=[str(p) for p in options.policies] or None,
-                goal=options.goal,
-                llm=options.llm,
-                console=options.console,
-                record=options.record,
-            )
-        self.guard = guard
-        self.browser = BrowserSession(options, guard)
-        #: once page content reached the model, only the user may change the goal (the console)
-        self.goal_locked = False
-        self._lock = asyncio.Lock()
-        self._snapshots: dict[int, str] = {}
+        #: the policy sets every session's guard judges with, loaded (and checked) once
+        self.policies = _load_policies(options.policies)
+        self._given_guard = guard
+        self.shared_browser = SharedBrowser(options)
+        #: stdio: the one session records into ``--record`` itself, not into a subdirectory
+        self.single_session = False
+        self._sessions: list[McpSession] = []
+        #: the client of each open connection (a shared session counts once per connection)
+        self._connections: list[Client | None] = []
+        self._shared: McpSession | None = None
         self.tools = tuple(
             tool
             for tool in t.TOOLS
@@ -83,14 +93,130 @@ class GuardedBrowserServer:
             and (tool.name != "browser_evaluate" or options.evaluate)
         )
         self._by_name = {tool.name: tool for tool in self.tools}
-        self.server: Server[Any, Any] = Server("pagewarden", __version__, instructions=INSTRUCTIONS)
+        self.server: Server[Any, Any] = Server(
+            "pagewarden", __version__, instructions=INSTRUCTIONS, lifespan=self._lifespan
+        )
         self.server.list_tools()(self._list_tools)
         # arguments are validated by the tools' models (which also take Playwright MCP's newer
         # argument names: target, startTarget, endTarget), not by the SDK against the schema
         self.server.call_tool(validate_input=False)(self.call)
 
+    # -- sessions ----------------------------------------------------------------------
+    @property
+    def shares_one_session(self) -> bool:
+        """Whether every connection joins one session (``shared_context``, or a guard given)."""
+        return self.options.shared_context or self._given_guard is not None
+
+    @property
+    def sessions(self) -> tuple[McpSession, ...]:
+        """The open sessions."""
+        return tuple(self._sessions)
+
+    def connections(self, client: Client | None = None, *, any_client: bool = True) -> int:
+        """How many connections are open (of `client` only, unless `any_client`)."""
+        if any_client:
+            return len(self._connections)
+        return sum(1 for c in self._connections if c is client)
+
+    @property
+    def session(self) -> McpSession:
+        """The session of the tool call being run; outside a call, the only open session."""
+        current = _CURRENT.get()
+        if current is not None:
+            return current
+        if len(self._sessions) == 1:
+            return self._sessions[0]
+        raise RuntimeError(
+            f"{len(self._sessions)} MCP sessions are open: outside a tool call, pick one of server.sessions"
+        )
+
+    @property
+    def guard(self) -> Guard | None:
+        """The current session's guard (None before its first tool call, or with the guard off)."""
+        return self.session.guard
+
+    @property
+    def browser(self) -> BrowserSession:
+        """The current session's browser context and tabs."""
+        browser = self.session.browser
+        if browser is None:
+            raise RuntimeError("the MCP session has not made a tool call yet")
+        return browser
+
+    @property
+    def goal_locked(self) -> bool:
+        """Whether the current session's goal is locked (page content was shown)."""
+        return self.session.goal_locked
+
+    @goal_locked.setter
+    def goal_locked(self, locked: bool) -> None:
+        self.session.goal_locked = locked
+
+    @property
+    def _snapshots(self) -> dict[int, str]:
+        return self.session.snapshots
+
+    def _new_session(self, client: Client | None) -> McpSession:
+        shared = None if profile_dir(self.options) is not None else self.shared_browser
+        policies = (*self.policies, *(client.policy_sets if client is not None else ()))
+        return McpSession(
+            self.options,
+            shared=shared,
+            client=client,
+            policies=policies,
+            record=self.options.record,
+            record_per_session=not (self.single_session or self.shares_one_session),
+            guard=self._given_guard,
+        )
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, _: Any) -> AsyncIterator[McpSession]:
+        """One connection (the SDK enters this once per run of the server: per MCP session)."""
+        client = opening_client.get()
+        if self.shares_one_session:
+            if self._shared is None or self._shared.closed.is_set():
+                self._shared = self._new_session(client)
+                self._sessions.append(self._shared)
+            session = self._shared
+        else:
+            session = self._new_session(client)
+            self._sessions.append(session)
+        self._connections.append(client)
+        try:
+            yield session
+        finally:
+            self._connections.remove(client)
+            if session is not self._shared:
+                with anyio.CancelScope(shield=True):
+                    await self._close_session(session)
+
+    async def _close_session(self, session: McpSession) -> None:
+        if session in self._sessions:
+            self._sessions.remove(session)
+        await session.aclose()
+
+    def _current(self) -> McpSession:
+        """The session of the request being handled."""
+        try:
+            context = self.server.request_context.lifespan_context
+        except LookupError:
+            context = None
+        if isinstance(context, McpSession):
+            return context
+        return self.session
+
+    def _client_name(self) -> str | None:
+        """The name the client gave itself in its ``initialize`` (``clientInfo``)."""
+        try:
+            params = self.server.request_context.session.client_params
+        except (LookupError, AttributeError):
+            return None
+        info = getattr(params, "clientInfo", None)
+        return getattr(info, "name", None)
+
     # -- protocol ----------------------------------------------------------------------
     async def _list_tools(self) -> list[types.Tool]:
+        session = self._current()
         return [
             types.Tool(
                 name=tool.name,
@@ -105,31 +231,45 @@ class GuardedBrowserServer:
                 ),
             )
             for tool in self.tools
+            if tool.name != "set_goal" or session.offers_set_goal
         ]
 
     async def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-        """Run one tool call; every failure is a tool error (never a protocol error)."""
+        """Run one tool call in its session; every failure is a tool error (never a protocol error)."""
+        session = self._current()
+        if session.closed.is_set():
+            return _error("This MCP session was closed: reconnect to start a new one.")
+        try:
+            session.start(self._client_name())
+        except Exception as exc:  # noqa: BLE001 - a guard that cannot start (console unreachable …)
+            return _error(_clean(f"The session could not start: {type(exc).__name__}: {exc}"))
         tool = self._by_name.get(name)
-        if tool is None:
+        if tool is None or (name == "set_goal" and not session.offers_set_goal):
             return _error(f"Tool {name!r} not found.")
         try:
             args = tool.args.model_validate(arguments or {})
         except ValidationError as exc:
             return _error(f"Invalid arguments for {name}: {exc.errors(include_url=False)}")
         handler: Callable[[Any], Awaitable[list[types.ContentBlock]]] = getattr(self, "_" + name)
-        async with self._lock:
-            if name.startswith("browser_") and name != "browser_close":
-                self.goal_locked = True
-            try:
-                return types.CallToolResult(content=await handler(args))
-            except GuardError as exc:
-                return _error(self._refusal(exc))
-            except ToolFailure as exc:
-                return _error(_clean(str(exc)))
-            except Exception as exc:  # noqa: BLE001 - Playwright's errors (timeouts, closed pages …) go to the model
-                # without Playwright's call log, which describes page elements in their own words
-                first = re.split(r"\n(?:Call log:|=+ logs)", str(exc).strip())[0]
-                return _error(_clean(f"{type(exc).__name__}: {first}")[:_MAX_ERROR])
+        reset = _CURRENT.set(session)
+        try:
+            async with session.lock:
+                if session.closed.is_set():
+                    return _error("This MCP session was closed: reconnect to start a new one.")
+                if name.startswith("browser_") and name != "browser_close":
+                    session.goal_locked = True
+                try:
+                    return types.CallToolResult(content=await handler(args))
+                except GuardError as exc:
+                    return _error(self._refusal(exc))
+                except ToolFailure as exc:
+                    return _error(_clean(str(exc)))
+                except Exception as exc:  # noqa: BLE001 - Playwright's errors (timeouts, closed pages …) go to the model
+                    # without Playwright's call log, which describes page elements in their own words
+                    first = re.split(r"\n(?:Call log:|=+ logs)", str(exc).strip())[0]
+                    return _error(_clean(f"{type(exc).__name__}: {first}")[:_MAX_ERROR])
+        finally:
+            _CURRENT.reset(reset)
 
     def _refusal(self, exc: GuardError) -> str:
         text = str(exc)
@@ -146,12 +286,15 @@ class GuardedBrowserServer:
         return "pagewarden refused this action.\n" + text
 
     async def aclose(self) -> None:
-        """Close the browser, the network layer and the guard (its trace or recording)."""
+        """Close every session (its context, network layer and guard: its trace or recording)
+        and the browser."""
         try:
-            await self.browser.close()
+            for session in list(self._sessions):
+                with contextlib.suppress(Exception):
+                    await self._close_session(session)
         finally:
-            if self.guard is not None:
-                self.guard.close()
+            self._shared = None
+            await self.shared_browser.aclose()
 
     # -- helpers -----------------------------------------------------------------------
     async def _page(self, intent: str | None = None) -> Any:
@@ -429,6 +572,11 @@ class GuardedBrowserServer:
         if not path.is_file():
             raise ToolFailure(f"No such file: {name}")
         return path
+
+
+def _load_policies(paths: tuple[Path, ...]) -> tuple[PolicySet, ...]:
+    """The policy files, loaded once for every session (a `PolicyError` names a bad one)."""
+    return tuple(PolicySet.load(path) for path in paths)
 
 
 def _text(text: str) -> types.TextContent:

@@ -1,6 +1,6 @@
 """`PostgresBackend`: the policy store in a PostgreSQL database, for a fleet of guards.
 
-psycopg 3 with a connection pool (``pip install 'pagewarden[postgres]'``), one pool per
+psycopg 3 with a connection pool (pagewarden's ``postgres`` extra), one pool per
 process (a forked child opens its own).
 
 * Writes are serialised per database by a transaction-level advisory lock taken first in each
@@ -71,7 +71,8 @@ def _driver() -> tuple[Any, Any]:
         import psycopg_pool
     except ImportError:
         raise StoreError(
-            "a postgresql:// store needs psycopg 3 and psycopg-pool: pip install 'pagewarden[postgres]'"
+            "a postgresql:// store needs psycopg 3 and psycopg-pool: pagewarden's postgres extra "
+            "(pip install -c constraints.txt '/path/to/pagewarden[postgres]')"
         ) from None
     return psycopg, psycopg_pool
 

@@ -185,6 +185,9 @@ def test_cli_store_commands(tmp_path: Path, store_target: str) -> None:
     assert shown_by_env.exit_code == 0 and shown_by_env.output == shown.output
     again = runner.invoke(main, ["policies", "store", "import", "--store", db, str(exported)])
     assert again.exit_code == 0 and "imported 1 policies (change 4)" in again.output  # the deleted one
+    # a policy file as the only argument is the FILE: the store comes from PAGEWARDEN_STORE
+    by_env_import = runner.invoke(main, ["policies", "store", "import", str(exported)], env=env)
+    assert by_env_import.exit_code == 0 and "holds nothing new" in by_env_import.output
     twice = runner.invoke(main, ["policies", "store", "list", "--store", db, "--store", db])
     assert twice.exit_code == 2 and "--store once" in twice.output
     neither = runner.invoke(main, ["policies", "store", "changes"], env={"PAGEWARDEN_STORE": ""})
