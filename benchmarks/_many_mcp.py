@@ -19,8 +19,8 @@ and the guarded tool calls per second across all clients.
     .venv/bin/python benchmarks/_many_mcp.py [--clients 1 2 4 8] [--rounds 4] [--items 200]
         [--out FILE.json]
 
-`many_agents.py --part mcp` runs this part (`run`); the JSON goes to
-``benchmarks/results/many_mcp.json`` when run by itself.
+`many_agents.py --part mcp` runs this part (`measure`, `print_table`) into its JSON's ``mcp``;
+run by itself the JSON goes to ``benchmarks/results/many_mcp.json``.
 """
 
 from __future__ import annotations
@@ -323,15 +323,39 @@ def table(rows: list[dict[str, Any]]) -> Any:
     return out
 
 
+#: the numbers of clients of the MCP rows (issue 33: 1, 2, 4 and 8)
+CLIENTS = (1, 2, 4, 8)
+ROUNDS = 4
+ITEMS = 200
+
+
+def measure(args: Any) -> dict[str, Any]:
+    """The MCP part for `many_agents.py --part mcp` (its ``--agents`` up to 8 are the numbers of
+    clients; its ``--rounds`` means something else there and is not used)."""
+    clients = [n for n in getattr(args, "agents", CLIENTS) if n <= max(CLIENTS)] or list(CLIENTS)
+    load = os.getloadavg()[0]
+    rows = asyncio.run(run(clients, ROUNDS, ITEMS))
+    return {
+        "command": "benchmarks/_many_mcp.py", "rounds": ROUNDS, "items": ITEMS,
+        "load_average_1m_before": round(load, 2), "load_average_1m_after": round(os.getloadavg()[0], 2),
+        "rows": rows,
+    }  # fmt: skip
+
+
+def print_table(data: dict[str, Any], console: Any) -> None:
+    """The MCP rows of `measure` as a table on `console` (a rich Console)."""
+    console.print(table(data["rows"]))
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--serve":
         variant, port, site_port, policy, max_sessions = sys.argv[2:7]
         serve(variant, int(port), int(site_port), Path(policy), int(max_sessions))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clients", type=int, nargs="+", default=[1, 2, 4, 8])
-    parser.add_argument("--rounds", type=int, default=4, help="rounds of 8 calls per client session")
-    parser.add_argument("--items", type=int, default=200, help="list entries on the page")
+    parser.add_argument("--clients", type=int, nargs="+", default=list(CLIENTS))
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="rounds of 8 calls per client session")
+    parser.add_argument("--items", type=int, default=ITEMS, help="list entries on the page")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
     load = os.getloadavg()[0]

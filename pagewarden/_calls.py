@@ -6,6 +6,7 @@ process's background loop thread). The decision logic is written once."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from typing import Any
 
 from pagewarden._loop import background_loop
 
-__all__ = ["Begin", "Call", "Finish", "Pipeline", "Running", "drive_async", "drive_sync"]
+__all__ = ["Begin", "Call", "Finish", "Pipeline", "Running", "drive_async", "drive_sync", "started"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,8 @@ async def drive_async(pipeline: Pipeline) -> Any:
             if inspect.isawaitable(value):
                 if type(call) is Begin and asyncio.isfuture(value):
                     value = Running(task=value)  # a future: the call's message is already sent
+                elif type(call) is Begin and inspect.iscoroutine(value):
+                    value = Running(task=started(value))  # its message is on its way
                 elif type(call) is Begin:
                     task = asyncio.ensure_future(value)
                     try:
@@ -102,6 +105,58 @@ async def drive_async(pipeline: Pipeline) -> Any:
                 value = Running(value=value)
         except BaseException as exc:  # noqa: BLE001 - handed back into the pipeline
             error = exc
+
+
+def started(awaitable: Any) -> asyncio.Future[Any]:
+    """`awaitable` started now, as a future: a coroutine runs up to its first wait here, in the
+    caller's stack (what an eager task does: Playwright reads the caller's frames for an
+    error's stack when a call starts), then goes on as a task; a call that ends or fails at
+    once gives a future already done."""
+    if not inspect.iscoroutine(awaitable):
+        return asyncio.ensure_future(awaitable)
+    loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()  # its own, as a task's: what it sets stays in it
+    try:
+        first = context.run(awaitable.send, None)
+    except StopIteration as stop:
+        done = loop.create_future()
+        done.set_result(stop.value)
+        return done
+    except Exception as exc:  # noqa: BLE001 - raised again by whoever awaits the future
+        failed = loop.create_future()
+        failed.set_exception(exc)
+        return failed
+    return loop.create_task(_continued(awaitable, first), context=context)
+
+
+class _Yield:
+    """Hands what the begun coroutine waits for (a future, or None) up to the task running it."""
+
+    __slots__ = ("waited",)
+
+    def __init__(self, waited: Any) -> None:
+        self.waited = waited
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        return (yield self.waited)
+
+
+async def _continued(coro: Any, waited: Any) -> Any:
+    """The rest of a coroutine begun by `started`: each wait passed to the task, each result (or
+    exception, a cancellation too) passed back, as the task would for the coroutine itself."""
+    while True:
+        try:
+            value = await _Yield(waited)
+        except BaseException as exc:  # noqa: BLE001 - thrown into the coroutine, as a task would
+            try:
+                waited = coro.throw(exc)
+            except StopIteration as stop:
+                return stop.value
+            continue
+        try:
+            waited = coro.send(value)
+        except StopIteration as stop:
+            return stop.value
 
 
 def drive_sync(pipeline: Pipeline) -> Any:

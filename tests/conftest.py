@@ -19,6 +19,8 @@ from pagewarden.trace import global_secrets
 from tests.artefacts import artefacts, leaks
 from tests.postgres_server import PostgresServer
 
+pytest_plugins = ["tests.cpu_durations"]  # --cpu-durations=N
+
 PAGES = Path(__file__).parent / "pages"
 
 #: The variables that say where a user's home and pagewarden's per-user directory are.
@@ -94,7 +96,7 @@ def no_secret_in_artefacts(tmp_path_factory: pytest.TempPathFactory) -> Iterator
 #: Fixtures that bring up a Chromium (directly or through what they depend on).
 BROWSER_FIXTURES = frozenset(
     {"browser", "context", "page", "demo_browser", "plain_browser", "person_browser", "person",
-     "guarded_result", "unguarded_result", "proxied_result"}
+     "guarded_result", "unguarded_result"}
 )  # fmt: skip
 #: Words in a test module's source that mean some of its tests drive a browser or a process that does.
 BROWSER_WORDS = ("playwright", "chromium", "pagewarden.sync_api", "launch(", "scripts/demo", "run_demo",
@@ -108,14 +110,24 @@ def _module_drives_browser(path: Path, cache: dict[Path, bool] = {}) -> bool:  #
     return cache[path]
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--reverse-order", action="store_true",
+        help="run the tests in reverse order (a test that leans on an earlier one's leftovers fails)",
+    )  # fmt: skip
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test that may drive a real Chromium `browser` (by the fixtures it uses, or
     because its module drives one), so `-m "not browser"` is the fast, browser-free core. A
-    module counts whole: the marker may over-include, never leave a browser test out of it."""
+    module counts whole: the marker may over-include, never leave a browser test out of it.
+    ``--reverse-order`` then runs the tests last to first."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if fixtures & BROWSER_FIXTURES or _module_drives_browser(Path(item.path)):
             item.add_marker(pytest.mark.browser)
+    if config.getoption("reverse_order"):
+        items.reverse()
 
 
 # -- parallel runs (pytest-xdist): each worker is its own process with its own home, basetemp,

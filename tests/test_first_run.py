@@ -4,16 +4,19 @@ what they need."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pagewarden import launch
+from pagewarden.demo.agents import SCENARIOS
 from pagewarden.proxy import REFUSED_HEADER, spki_pin
 from pagewarden.testing import LocalSite
 from tests.proxy.tls import HTTPSServer, make_ca, make_server_cert
@@ -67,16 +70,56 @@ def test_pagewarden_proxy_in_an_empty_home(empty_home: Path, site: LocalSite) ->
     assert (_config(empty_home) / "ca" / "mitmproxy-ca.pem").is_file()
 
 
+#: The variables that say where a user's home and per-user directory are (tests/conftest.py).
+_HOME_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "PAGEWARDEN_CONFIG_DIR")
+#: A finished `scripts/demo` run: the process, the home it ran in, its --out directory.
+Newcomer = tuple[subprocess.CompletedProcess[str], Path, Path]
+
+
+@pytest.fixture(scope="module")
+def newcomer_demo(tmp_path_factory: pytest.TempPathFactory) -> Newcomer:
+    """`scripts/demo --out OUT` as a newcomer runs it, once for this module's tests: an empty
+    home (no XDG variables, no ``PAGEWARDEN_CONFIG_DIR``), set-up, then the guarded demo through
+    the network layer (the default). Returns the finished process, the home and OUT."""
+    home = tmp_path_factory.mktemp("empty-home")
+    cwd = tmp_path_factory.mktemp("newcomer-demo")
+    env = {k: v for k, v in os.environ.items() if k not in _HOME_VARIABLES}
+    env.update(HOME=str(home), COLUMNS="200")
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "demo"), "--out", str(cwd / "out")],
+        capture_output=True, text=True, timeout=880, cwd=cwd, env=env,
+    )  # fmt: skip
+    return done, home, cwd / "out"
+
+
 @pytest.mark.timeout(900)
-def test_scripts_demo_in_an_empty_home(empty_home: Path, tmp_path: Path) -> None:
+def test_scripts_demo_in_an_empty_home(newcomer_demo: Newcomer) -> None:
     """The README's first command, as a newcomer runs it: set-up, then the guarded demo
     through the network layer (the default), exit 0 on the first try."""
-    done = subprocess.run(
-        [str(ROOT / "scripts" / "demo"), "--out", str(tmp_path / "out")],
-        capture_output=True, text=True, timeout=880, cwd=tmp_path,
-        env={**os.environ, "COLUMNS": "200"},
-    )  # fmt: skip
+    done, home, out = newcomer_demo
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "PASS" in done.stdout and "through their own proxy" in done.stdout
-    assert (_config(empty_home) / "ca" / "mitmproxy-ca.pem").is_file()
-    assert (tmp_path / "out" / "report.html").is_file()
+    assert (_config(home) / "ca" / "mitmproxy-ca.pem").is_file()
+    assert (out / "report.html").is_file()
+
+
+def _steps(run: dict[str, Any]) -> str:
+    return "; ".join(f"{s['index']} {s['action']} -> {s['decision']} {s['reason'][:80]}"
+                     for s in run["steps"])
+
+
+@pytest.mark.timeout(900)
+def test_every_row_passes_through_the_network_layer(newcomer_demo: Newcomer) -> None:
+    """`pagewarden demo` runs through the proxy by default: every attack still stopped, every
+    benign task done, each run's requests judged by its own proxy, nothing at evil.test (read
+    from the results.json of the newcomer's run above; this test ran a whole proxied demo of its
+    own in tests/demo/test_demo.py before)."""
+    done, _, out = newcomer_demo
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    runs = json.loads((out / "results.json").read_text(encoding="utf-8"))["runs"]
+    failing = [f"{r['scenario']}/{r['agent']}: {r['summary']} [{_steps(r)}]" for r in runs if not r["ok"]]
+    assert not failing, "\n".join(failing)
+    assert len(runs) == sum(2 if s.naive is not None else 1 for s in SCENARIOS)
+    for run in runs:
+        assert run["proxied_requests"], f"{run['scenario']}/{run['agent']}: no request went through the proxy"
+        assert run["evil_received"] == []

@@ -122,6 +122,19 @@ def demo(
     help="The address people and guards use (https://console.example.com); other Host names "
     "are refused. Needed behind a proxy and on 0.0.0.0.",
 )
+@click.option(
+    "--people",
+    "people_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A YAML file of people's own full tokens (name: token, 16+ characters each): an "
+    "approval answered with one is recorded as answered by that name, not 'console'.",
+)
+@click.option(
+    "--user-header",
+    metavar="HEADER",
+    help="Behind a reverse proxy that authenticates people (with --behind-proxy): the header "
+    "naming the user (X-Forwarded-User, Remote-User …), recorded as who answered an approval.",
+)
 def console_command(
     host: str,
     port: int,
@@ -130,6 +143,8 @@ def console_command(
     tls_key: Path | None,
     behind_proxy: bool,
     public_url: str | None,
+    people_file: Path | None,
+    user_header: str | None,
 ) -> None:
     """Serve the supervision console for guarded sessions in other processes or machines.
 
@@ -149,6 +164,7 @@ def console_command(
         "guard": "PAGEWARDEN_CONSOLE_GUARD_TOKEN",
     }
     tokens = {name: os.environ.get(variable) or None for name, variable in variables.items()}
+    people = _read_people(people_file) if people_file is not None else None
     try:
         console = Console(
             host=host,
@@ -161,6 +177,8 @@ def console_command(
             tls_key=tls_key,
             behind_proxy=behind_proxy,
             public_url=public_url,
+            people=people,
+            user_header=user_header,
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
@@ -182,3 +200,20 @@ def console_command(
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def _read_people(path: Path) -> dict[str, str]:
+    """``--people FILE``: a YAML mapping of names to tokens (never echoed: a message names the
+    file and the entry, not the token)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise click.UsageError(f"--people {path}: cannot read it ({type(exc).__name__})") from None
+    if not isinstance(data, dict) or not data:
+        raise click.UsageError(f"--people {path}: expected a mapping of names to tokens (alice: TOKEN)")
+    for name, token in data.items():
+        if not isinstance(name, str) or not isinstance(token, str):
+            raise click.UsageError(f"--people {path}: every entry is a name and a token, as text")
+    return data

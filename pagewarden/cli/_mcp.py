@@ -65,6 +65,18 @@ DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
               help="A directory browser_file_upload may read from (repeatable; default: the working "
               "directory).")  # fmt: skip
 @click.option("--no-evaluate", is_flag=True, help="Do not offer browser_evaluate at all.")
+@click.option(
+    "--caps",
+    help="Comma-separated extra tool sets, as Playwright MCP's --caps: 'vision' offers the coordinate tools "
+    "(browser_mouse_click_xy …). Playwright MCP's other sets are not offered (a warning says so).",
+)
+@click.option(
+    "--secrets",
+    "secrets_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A dotenv file of secrets the model types by name and never reads (Playwright MCP's --secrets); "
+    "each may be typed only on the domains its '# domains:' comment names.",
+)
 @click.option("--port", type=int, help="Serve streamable HTTP on this port (at /mcp) instead of stdio.")
 @click.option(
     "--host",
@@ -149,7 +161,8 @@ def mcp_command(
     headless: bool, browser: str, executable_path: str | None, user_data_dir: Path | None, isolated: bool,
     storage_state: Path | None, policy_files: tuple[Path, ...], goal: str | None, set_goal_tool: bool,
     console_url: str | None, record: Path | None, proxy: bool, maps: tuple[str, ...], output_dir: Path | None,
-    upload_dirs: tuple[Path, ...], no_evaluate: bool, port: int | None, host: str, allowed_hosts: str | None,
+    upload_dirs: tuple[Path, ...], no_evaluate: bool, caps: str | None, secrets_file: Path | None,
+    port: int | None, host: str, allowed_hosts: str | None,
     shared_context: bool, tokens_file: Path | None, no_auth: bool, tls_cert: Path | None,
     tls_key: Path | None, behind_proxy: bool, public_url: str | None, max_sessions: int,
     max_sessions_per_client: int, session_idle_timeout: float, max_request_bytes: int,
@@ -200,6 +213,8 @@ def mcp_command(
         action_timeout_ms=timeout_action,
         navigation_timeout_ms=timeout_navigation,
         shared_context=shared_context,
+        caps=_caps(caps),
+        secrets=secrets_file,
     )
     try:
         server = GuardedBrowserServer(options)
@@ -314,3 +329,33 @@ It is printed this once; every client sends it in an Authorization header:
     {{"mcpServers": {{"pagewarden": {{"command": "npx", "args": ["mcp-remote", "{url}", "--header",
       "Authorization:${{AUTH_HEADER}}"], "env": {{"AUTH_HEADER": "{header}"}}}}}}}}
 """
+
+
+#: Playwright MCP's --caps sets that pagewarden mcp does not offer (warned about, not an error).
+_PLAYWRIGHT_CAPS = frozenset(
+    {"core", "tabs", "install", "pdf", "devtools", "network", "storage", "config", "testing"}
+)
+
+
+def _caps(value: str | None) -> tuple[str, ...]:
+    """The --caps sets pagewarden offers; Playwright MCP's others are warned about, unknown
+    names are an error."""
+    from pagewarden.integrations.mcp import CAPABILITIES
+
+    offered = []
+    for name in (part.strip().lower() for part in (value or "").split(",")):
+        if not name:
+            continue
+        if name in CAPABILITIES:
+            offered.append(name)
+        elif name in _PLAYWRIGHT_CAPS:
+            if name != "core":
+                err_console.print(
+                    f"pagewarden mcp: Playwright MCP's '{name}' tools are not offered; ignored.",
+                    highlight=False,
+                    markup=False,
+                )
+        else:
+            known = ", ".join(sorted(CAPABILITIES | _PLAYWRIGHT_CAPS))
+            raise click.BadParameter(f"unknown capability {name!r} (known: {known})", param_hint="--caps")
+    return tuple(dict.fromkeys(offered))

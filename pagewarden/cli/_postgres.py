@@ -72,13 +72,16 @@ def store_postgres(port: int, env_file: Path | None) -> None:
             click.echo(f"(also in {env_file}: . {env_file})")
         click.echo("Ctrl+C stops it.")
         sys.stdout.flush()
+        # Ctrl+C by a handler of our own: also where a shell started it with SIGINT ignored
+        # (a background job of a script), which would leave the server running
+        interrupt = signal.signal(signal.SIGINT, lambda *_: stop.set())
         try:
             while not stop.wait(0.5):
                 if not server.running:
                     _error(f"postgres exited:\n{server.log_tail()}")
                     sys.exit(1)
-        except KeyboardInterrupt:
-            pass
+        finally:
+            signal.signal(signal.SIGINT, interrupt)
     finally:
         signal.signal(signal.SIGTERM, previous)
         server.stop()

@@ -13,6 +13,9 @@ listen, security headers.
 * Beyond loopback the console listens only with TLS, or behind a reverse proxy that the
   operator says terminates TLS (`check_binding`).
 * Every answer forbids inline script, framing, sniffing and referrers (see `CONSOLE_CSP`).
+* Who answered an approval is a person, not "the console": each person may have a full token
+  of their own (`people`: name -> token), and behind a reverse proxy that authenticates people
+  the name it forwards in a header (`user_header`) is taken (`person`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import secrets
+import unicodedata
+from collections.abc import Mapping
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -32,8 +37,14 @@ __all__ = [
     "check_binding",
     "is_loopback",
     "new_token",
+    "person_name",
     "public_origin",
 ]
+
+#: the longest person's name recorded as who answered an approval
+MAX_NAME = 80
+#: the shortest token a person may have
+MIN_PERSON_TOKEN = 16
 
 Role = Literal["full", "view", "guard"]
 
@@ -76,6 +87,16 @@ def _is_wildcard(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_unspecified
     except ValueError:
         return host in ("", "*")
+
+
+def person_name(value: object) -> str | None:
+    """A person's name as the console records it: printable text, at most `MAX_NAME`
+    characters, blank space collapsed; None for anything else (empty, not text)."""
+    if not isinstance(value, str):
+        return None
+    text = "".join(c if unicodedata.category(c)[0] not in "CZ" else " " for c in value)
+    text = " ".join(text.split())[:MAX_NAME]
+    return text or None
 
 
 def public_origin(url: str) -> tuple[str, str, int | None]:
@@ -144,12 +165,29 @@ class Access:
         tls: bool = False,
         public_url: str | None = None,
         behind_proxy: bool = False,
+        people: Mapping[str, str] | None = None,
+        user_header: str | None = None,
     ) -> None:
-        tokens = [t for t in (token, view_token, guard_token) if t is not None]
+        people = dict(people or {})
+        tokens = [t for t in (token, view_token, guard_token, *people.values()) if t is not None]
         if not token or not view_token or (guard_token is not None and not guard_token):
             raise ValueError("the console's tokens must not be empty")
         if any(hmac.compare_digest(a, b) for i, a in enumerate(tokens) for b in tokens[i + 1 :]):
-            raise ValueError("the full, the read-only and the guard token must differ")
+            raise ValueError("the full, the read-only, the guard and every person's token must differ")
+        self._people: list[tuple[bytes, str]] = []
+        for name, secret in people.items():
+            shown = person_name(name)
+            if shown is None or shown != name:
+                raise ValueError(f"a person's name must be printable text of at most {MAX_NAME} characters")
+            if not isinstance(secret, str) or len(secret) < MIN_PERSON_TOKEN:
+                raise ValueError(f"{name}'s token must be at least {MIN_PERSON_TOKEN} characters")
+            self._people.append((secret.encode(), name))
+        if user_header is not None and not behind_proxy:
+            raise ValueError(
+                "a user header is only believed behind a reverse proxy that sets it (--behind-proxy): "
+                "otherwise anyone could name themselves in it"
+            )
+        self.user_header = user_header
         self._token = token.encode()
         self._view = view_token.encode()
         self._guard = guard_token.encode() if guard_token is not None else None
@@ -171,10 +209,31 @@ class Access:
         given = token.encode()
         if hmac.compare_digest(given, self._token):
             return "full"
+        if self._person_of(given) is not None:
+            return "full"
         if hmac.compare_digest(given, self._view):
             return "view"
         if self._guard is not None and hmac.compare_digest(given, self._guard):
             return "guard"
+        return None
+
+    def _person_of(self, given: bytes) -> str | None:
+        found = None
+        for secret, name in self._people:  # every one compared: the time does not tell which
+            if hmac.compare_digest(given, secret):
+                found = name
+        return found
+
+    def person(self, token: str | None, headers: Mapping[str, str] | None = None) -> str | None:
+        """Who is acting: the name of the person whose own token `token` is, else the user the
+        reverse proxy names in `user_header` (only behind one), else None (the shared full
+        token: the console records "console")."""
+        if token:
+            name = self._person_of(token.encode())
+            if name is not None:
+                return name
+        if self.user_header is not None and headers is not None:
+            return person_name(headers.get(self.user_header))
         return None
 
     def _public_hosts(self) -> set[str]:

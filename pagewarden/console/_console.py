@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import ssl
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,12 @@ class Console:
         public_url: the address people and guards use (``https://console.example.com``):
             requests naming another host are refused, and `url` gives it. Needed behind a
             proxy and on a wildcard address (``0.0.0.0``).
+        people: full-power tokens of named people (name -> token, at least 16 characters
+            each): an approval answered with one is recorded as answered by that name
+            (``"by": "alice"``); with the shared full token it is ``"console"``.
+        user_header: behind a reverse proxy that authenticates people, the request header
+            naming the user (``X-Forwarded-User``, ``Remote-User`` …): approvals answered
+            through it are recorded as answered by that user. Only with `behind_proxy`.
     """
 
     def __init__(
@@ -59,6 +65,8 @@ class Console:
         tls_key: str | Path | None = None,
         behind_proxy: bool = False,
         public_url: str | None = None,
+        people: Mapping[str, str] | None = None,
+        user_header: str | None = None,
     ) -> None:
         if approval_timeout <= 0:
             raise ValueError("approval_timeout must be positive")
@@ -81,6 +89,8 @@ class Console:
             tls=self.tls is not None,
             public_url=self.public_url,
             behind_proxy=behind_proxy,
+            people=people,
+            user_header=user_header,
         )
         self.hub = Hub(approval_timeout=approval_timeout)
         self.log = get_logger(component="console")

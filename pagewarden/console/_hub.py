@@ -472,7 +472,9 @@ class Hub:
                 if pending is None or pending.get("status") != "pending":
                     raise ProtocolError("no such pending approval (already answered, expired or unknown)")
                 # the first answer wins: a second watcher's answer is refused from now on
-                answered = {**pending, "status": "answered", "by": "console", "approved": checked["approved"]}
+                answered = {
+                    **pending, "status": "answered", "by": checked["by"], "approved": checked["approved"]
+                }
                 record.approvals[checked["approval"]] = answered
             controller = record.controller
             summary = record.summary()

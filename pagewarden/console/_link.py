@@ -171,7 +171,7 @@ class ConsoleLink:
                 if future is not None and not future.done():
                     if command["remember"]:
                         self._remembered.add(self._key_of(command["approval"]))
-                    future.set_result((command["approved"], "console"))
+                    future.set_result((command["approved"], command.get("by") or "console"))
                 return
             if kind == "goal":
                 self.guard.goal = command["goal"]
@@ -496,7 +496,26 @@ class ConsoleLink:
             "approval",
             {**data, "status": "pending", "timeout_s": timeout, "expires_at": time.time() + timeout},
         )
-        return self._decision(aid, future, data, timeout)
+        return self._decision(aid, future, data, timeout, self._approval_picture())
+
+    def _approval_picture(self) -> Awaitable[None] | None:
+        """A picture of the page as the agent waits for the answer: the person who opens the
+        session to answer sees what is asked about, not "no picture yet" (the screencast runs
+        only while someone watches, and nothing else moves while the agent waits). Under the
+        sync API it is taken now, on Playwright's thread; under the async API the returned
+        awaitable takes it on the agent's loop before the wait. Masked like every frame."""
+        page = self._current_page() if self._current_page is not None else None
+        if page is None:
+            return None
+        if inspect.iscoroutinefunction(page.screenshot):
+            from pagewarden._calls import drive_async
+
+            return drive_async(self._snapshot(page))
+        from pagewarden._calls import drive_sync
+
+        with contextlib.suppress(Exception):  # no picture is no reason to fail the approval
+            drive_sync(self._snapshot(page))
+        return None
 
     async def _decision(
         self,
@@ -504,9 +523,15 @@ class ConsoleLink:
         future: concurrent.futures.Future[tuple[bool, str]],
         data: dict[str, Any],
         timeout: float,
+        picture: Awaitable[None] | None = None,
     ) -> bool:
+        started = time.monotonic()
+        if picture is not None:
+            with contextlib.suppress(Exception):  # no picture is no reason to fail the approval
+                await asyncio.wait_for(picture, min(timeout, 15.0))
+        left = max(0.05, timeout - (time.monotonic() - started))  # the announced expiry holds
         try:
-            approved, by = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+            approved, by = await asyncio.wait_for(asyncio.wrap_future(future), left)
             status = "approved" if approved else "denied"
         except TimeoutError:
             approved, by, status = False, "timeout", "expired"

@@ -103,11 +103,13 @@ def check_command(command: Any) -> dict[str, Any]:
         approved = command.get("approved")
         if not isinstance(approved, bool):
             raise ProtocolError("approved must be true or false")
+        by = command.get("by", "console")
         return {
             "type": "decide",
             "approval": approval,
             "approved": approved,
             "remember": command.get("remember") is True and approved,
+            "by": _text(by, "by", 80),
         }
     if kind == "order":
         order_id = _text(command.get("order"), "order", 64)

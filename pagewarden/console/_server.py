@@ -310,6 +310,8 @@ class DecideHandler(_CommandHandler):
             "approval": approval,
             "approved": body.get("approved"),
             "remember": body.get("remember"),
+            # who answers: a person's own token or the proxy's user; the shared token is "console"
+            "by": self.access.person(self._token(query=False), self.request.headers) or "console",
         }
         self.send_json(self.command(session, command), 202)
 

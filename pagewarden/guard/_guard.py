@@ -421,14 +421,16 @@ class Guard:
         requests there through)."""
         self.session.open_blocks(step, verdict)
 
-    def subscribe(self, sink: EventSink) -> Callable[[], None]:
+    def subscribe(self, sink: EventSink, kinds: Iterable[str] | None = None) -> Callable[[], None]:
         """Call `sink` with every `GuardEvent` of this guard (steps as they are judged, and
-        what other components emit); returns a function that unsubscribes it."""
-        return self.events.subscribe(sink)
+        what other components emit), or only with those of `kinds` (``{"network"}``: a sink
+        that takes no ``step`` events costs the guard nothing per step); returns a function
+        that unsubscribes it."""
+        return self.events.subscribe(sink, kinds)
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         """Emit an event of this session to the subscribed sinks; `data` is redacted first."""
-        if self.events.active:
+        if self.events.wants(kind):
             self.events.emit(GuardEvent(kind, self.session_id, redact_value(data, self.secrets)))
 
     def _sink_failed(self, sink: EventSink, exc: BaseException) -> None:
@@ -602,9 +604,10 @@ class Guard:
             and target is not None
             and target.input_type == "password"
             and len(step.action.value or "") >= 4
+            and not self.secrets.enforced(step.action.value or "")
         ):
             # A password typed on a site may go back to that site, nowhere else, and is
-            # redacted from now on.
+            # redacted from now on (a registered secret keeps its own domains and name).
             site = registrable_domain(parse_url(step.observation.url).host)
             self.add_secret(
                 step.action.value or "", allow_domains=[f".{site}"] if site else [], label="typed-password"
@@ -623,11 +626,11 @@ class Guard:
                 enforced=verdict.enforced,
                 approved_by=verdict.approved_by,
             )
-        if self.trace is not None or self.events.active:
+        if self.trace is not None or self.events.wants("step"):
             record = trace_record(step, verdict, self.secrets, screenshot=screenshot, ran=ran)
             if self.trace is not None:
                 self.trace.write_record(record)
-            if self.events.active:
+            if self.events.wants("step"):
                 self.events.emit(GuardEvent("step", step.session or self.session_id, record))
 
     def describe(self, step: Step) -> str:

@@ -5,6 +5,7 @@ verdict raises."""
 from __future__ import annotations
 
 from collections.abc import Generator
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -99,8 +100,15 @@ def _options(kwargs: dict[str, Any]) -> dict[str, Any]:
         "timeout",
     )
     return {
-        k: v for k, v in kwargs.items() if k in keep and isinstance(v, (str, int, float, bool, list, dict))
+        k: (v / timedelta(milliseconds=1) if isinstance(v, timedelta) else v)
+        for k, v in kwargs.items()
+        if k in keep and isinstance(v, (str, int, float, bool, list, dict, timedelta))
     }
+
+
+def _number(value: Any) -> str:
+    """A coordinate as the action's description shows it (what Playwright would reject, as is)."""
+    return f"{value:g}" if isinstance(value, (int, float)) else repr(value)[:40]
 
 
 def build_action(
@@ -126,7 +134,7 @@ def build_action(
     elif spec.target == "self":
         selector = _selector_of(owner._pw_obj)
     elif spec.target == "point" and len(args) >= 2:
-        selector = f"point({args[0]:g},{args[1]:g})"
+        selector = f"point({_number(args[0])},{_number(args[1])})"
     elif spec.target == "focused":
         selector = ":focus"
     return Action(

@@ -11,6 +11,8 @@ import threading
 import time
 from typing import Any
 
+from pagewarden._calls import started
+
 __all__ = [
     "FRAME_ACTION_TAIL", "FRAME_OWN", "MONITORED", "REFUSAL_GRACE", "FrameActions", "RefusalSignal",
     "RefusedMeanwhile", "raced", "record_unraised", "subframe_urls",
@@ -167,7 +169,7 @@ def raced(method: Any, signals: list[RefusalSignal]) -> Any:
         value = method(*args, **kwargs)
         if not inspect.isawaitable(value):
             return value
-        task = asyncio.ensure_future(value)  # started now: its message is sent on the next turn
+        task = started(value)  # started now, in the caller's stack: its message is on its way
         return _race(task, signals)
 
     return call
@@ -196,7 +198,7 @@ def _sync_raced(method: Any, owner: Any, signals: list[RefusalSignal]) -> Any:
             state["raced"] = True
 
             async def run() -> Any:
-                task = asyncio.ensure_future(awaitable)
+                task = started(awaitable)  # in this task's stack, which Playwright reads the caller's from
                 try:
                     return await _race(task, signals)
                 except RefusedMeanwhile as refused:

@@ -102,6 +102,9 @@ _HOST_CHAR = r"[^/?#@:\[\]\s]"
 #: the end of the host part of a URL (a port, then the path, query, fragment, or nothing)
 _HOST_END = r"(?::\d+)?(?:[/?#]|$)"
 LAYER = "the guard's navigation gate (no proxy runs)"
+#: the refusals two layers may tell of for one request although it was refused (a subresource or
+#: a websocket a route refuses and a content security policy reports; see `_told_already`)
+_REPORTED_TWICE = frozenset({"request", "websocket"})
 
 
 def _allowed_host_re(pattern: str) -> str | None:
@@ -274,7 +277,7 @@ class NavigationGate:
         self.websocket_pattern = navigation_pattern(rules, urls=False, scheme=_WS_SCHEME)
         self._lock = threading.Lock()
         self._pending: list[Refusal] = []
-        #: (url, rule, action) -> when it was last recorded (the same refusal within 1 s is one)
+        #: (url, rule, action) -> when it was last recorded (see `_REPORTED_TWICE`)
         self._recent: dict[tuple[str, str, str], float] = {}
         #: the session's latest refusals (monitor mode's too), oldest first; bounded, so a page that
         #: keeps requesting a refused host for hours does not grow memory (each refusal is also a
@@ -615,15 +618,9 @@ class NavigationGate:
         a redirect hop or a websocket, as the network layer does) a verdict for the agent's next
         call. A refused subresource is recorded only: a page that keeps loading a third-party
         image must not make every action of the agent raise."""
-        key = (refusal.url, refusal.rule, refusal.action)
         with self._lock:
-            seen = self._recent.get(key)
-            if seen is not None and refusal.ts - seen < 1 and refusal.action != "download":
-                return  # the same request, judged by the route and by the DevTools session
-                # (a download is judged once, at its answer: a second one is another request)
-            if len(self._recent) > 512:
-                self._recent = {k: t for k, t in self._recent.items() if refusal.ts - t < 1}
-            self._recent[key] = refusal.ts
+            if self._told_already(refusal):
+                return
             self.refusals.append(refusal)
             raised = self.enforce and self._to_agent(refusal)
             if raised:
@@ -642,6 +639,27 @@ class NavigationGate:
             # a frame's own, or monitor mode: recorded in the trace with why it was not raised
             why = FRAME_OWN if self.enforce else MONITORED
             record_unraised(self.guard, refusal, layer="gate", why=why)
+
+    def _told_already(self, refusal: Refusal) -> bool:
+        """Whether `refusal` is one already recorded, told by a second layer (call with the lock
+        held). A navigation the route and the DevTools session both judge is refused by the first
+        (the other never sees it): enforced, a refusal is the same as one still waiting to be
+        told to the agent, never one the agent heard already (the agent going back to a refused
+        URL is refused again, and told again). A subresource or a websocket (a route's refusal
+        and a policy's report), and anything in monitor mode (both layers let it pass): the same
+        within 1 s."""
+        key = (refusal.url, refusal.rule, refusal.action)
+        if self.enforce and refusal.action not in _REPORTED_TWICE:
+            return any((p.url, p.rule, p.action) == key for p in self._pending)
+        if refusal.action == "download":
+            return False  # judged once, at its answer: a second one is another download
+        seen = self._recent.get(key)
+        if seen is not None and refusal.ts - seen < 1:
+            return True
+        if len(self._recent) > 512:
+            self._recent = {k: t for k, t in self._recent.items() if refusal.ts - t < 1}
+        self._recent[key] = refusal.ts
+        return False
 
     def _to_agent(self, refusal: Refusal) -> bool:
         """A tab's refusal (`reported_to_agent`), or a frame's while the agent acts in a frame."""

@@ -1,43 +1,48 @@
-"""Redirect hops: a document an allowed URL redirects to a refused host never loads.
+"""What a navigation gate does with the requests its browser's DevTools session pauses.
 
 Playwright's request routing (the navigation gate's `BrowserContext.route`) is not asked about
 the hops of a redirect: an allowed URL (a same-site link, a form post, ``goto``, a popup, a
 frame) answering ``301/302/303/307/308`` with a ``Location`` on a refused host would reach it.
-Without a network layer the gate therefore also intercepts documents at the browser: one
-browser-level DevTools session per browser (``Fetch.enable`` for ``Document`` requests at the
-request stage, which Chromium pauses again for every hop, with ``redirectedRequestId`` set).
-A document whose URL the gate's pattern cannot refuse is continued at once; one the egress
-rules refuse, in a frame of a guarded context, is answered with ``204 No Content`` (the page or
-frame stays where it was, as for the gate's other refusals) and recorded as the gate's refusal
-(``action: "redirect"`` for a hop). Every hop of a chain is judged, whatever the status; the
-first request of a document is judged too (the gate's route judges it as well, in Playwright's
-driver: this one also covers a document Playwright does not route). A document of another
-context of the same browser is continued.
+Without a network layer the gate therefore also pauses requests at the browser, through the one
+browser-level DevTools session every gate on that browser shares
+(`pagewarden.interceptors._interception`: it routes each paused request to the gate of the
+browser context it belongs to, and continues at once what no gate would act on). `HopGate` is
+one gate's side of it: what the gate asks the session to pause (`HopGate.patterns`), whether it
+would act on a paused request if it were its own (`HopGate.wants`, no I/O), and how it answers
+one of its own (`HopGate.answer`). One handler per kind of request, each changeable on its own:
 
-The same session closes what Playwright's routes miss beyond documents
-(`pagewarden.interceptors._csp`): with the gate's Content-Security-Policy (an allow-list), the
-responses of ``Other`` requests (worker scripts: dedicated, shared and service workers; favicons)
-are paused and continued with the policy added as a header (a worker's policy comes from its
-script's response), with a ``report-uri`` on ``csp-report.pagewarden.invalid`` that is answered
-here (or by the gate's route, for a dedicated worker) and recorded as the gate's refusal; and
-requests of any kind to a host a ``domain_deny`` rule names (and the allow-list does not refuse
-already) are paused at the request stage: a subresource's redirect hop to it, a shared or service
-worker's request, is refused with ``net::ERR_BLOCKED_BY_CLIENT`` (``action: "request"``).
+* **Documents' requests** (``Document`` at the request stage, when the gate's policies can refuse
+  a URL; Chromium pauses every redirect hop again, with ``redirectedRequestId`` set): one the
+  egress rules refuse, in a frame of a guarded context, is answered with ``204 No Content`` (the
+  page or frame stays where it was, as for the gate's other refusals) and recorded as the gate's
+  refusal (``action: "redirect"`` for a hop, with the chain of URLs that led there). Every hop of
+  a chain is judged, whatever the status; the first request of a document is judged too (the
+  gate's route judges it as well, in Playwright's driver: this also covers a document Playwright
+  does not route — an ``<a download>``'s fetch, a URL an agent's route handler rewrote, a context
+  whose routes tooling removed); a frame's document may go to a ``subresources`` host.
+* **Documents' answers** (``Document`` at the response stage): a **download** a response starts
+  (`pagewarden.rules._downloads`) that no allowed download action led to is aborted before its
+  body reaches the browser (``download`` refusal).
+* **Worker scripts** (``Other`` at the response stage; with the gate's Content-Security-Policy,
+  `pagewarden.interceptors._csp`): the responses of dedicated, shared and service workers'
+  scripts (and favicons) get the policy as a header, with a ``report-uri`` on
+  ``csp-report.pagewarden.invalid/<the gate's binding>``.
+* **Reports** of that policy (``CSPViolationReport`` to that host) are answered here (they never
+  leave) and recorded as the gate the path names' refusal.
+* **Requests to denied hosts** (any kind, at the request stage, on a ``domain_deny`` host the
+  allow-list does not refuse already): a subresource's redirect hop there, a shared or service
+  worker's request, is refused with ``net::ERR_BLOCKED_BY_CLIENT`` (``action: "request"``).
 
-The cost: every document request of the browser (not subresources) waits for one DevTools
-round trip to Python; so do worker scripts' and favicons' responses with an allow-list, and
-requests whose URL names a denied host. Under the sync API a paused request continues only
-while the agent's thread is inside a Playwright call (as for any Playwright route handler). A
-persistent context (``launch_persistent_context``) has its browser object too; a context without
-one gets no hop interception.
+The cost: every document of the browser (not subresources) waits for two DevTools round trips to
+Python (its request, its answer), whatever the number of gates; so do worker scripts' and
+favicons' responses with an allow-list, and requests whose URL names a denied host. Under the
+sync API a paused request continues only while the agent's thread is inside a Playwright call
+(as for any Playwright route handler). A persistent context (``launch_persistent_context``) has
+its browser object too; a context without one gets no hop interception.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import threading
-import weakref
 from collections.abc import Generator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -45,6 +50,16 @@ from typing import TYPE_CHECKING, Any
 from pagewarden._calls import Call, drive_async, drive_sync
 from pagewarden._url import parse_url
 from pagewarden.interceptors._csp import REPORT_HOST, deny_url_patterns
+from pagewarden.interceptors._interception import (
+    CSP_REPORT,
+    DOCUMENT_ANSWER,
+    DOCUMENT_REQUEST,
+    REQUEST,
+    WORKER_SCRIPT,
+    Answer,
+    Where,
+    interception_for,
+)
 from pagewarden.rules import (
     INTERNAL_URL_GLOBS,
     NETWORK_POLICY,
@@ -57,16 +72,17 @@ from pagewarden.rules import (
 if TYPE_CHECKING:
     from pagewarden.interceptors._gate import NavigationGate
 
-__all__ = ["HopGate", "drive_hops_async", "drive_hops_sync"]
+__all__ = ["HopGate", "drive_hops_async", "drive_hops_sync", "saved_by"]
 
+#: documents' requests: each one (Chromium pauses every redirect hop again, with
+#: ``redirectedRequestId`` set), judged before it leaves
 _DOCUMENTS = {"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}
 #: documents' answers: a download a response starts is judged before its body reaches the browser
 _DOCUMENT_ANSWERS = {"urlPattern": "*", "resourceType": "Document", "requestStage": "Response"}
 #: worker scripts (dedicated, shared, service) and favicons: their responses get the gate's policy
 _WORKER_SCRIPTS = {"urlPattern": "*", "resourceType": "Other", "requestStage": "Response"}
-_PENDING = object()
-#: how many paused documents are remembered (to name a refused redirect hop's chain)
-_DOCUMENTS_KEPT = 256
+#: the reports of the gate's policy (any gate's: the path names the gate)
+_REPORTS = {"urlPattern": f"*://{REPORT_HOST}/*", "resourceType": "CSPViolationReport"}
 Steps = Generator[Call, Any, Any]
 
 
@@ -80,6 +96,21 @@ async def drive_hops_async(steps: Steps | None) -> Any:
     return None if steps is None else await drive_async(steps)
 
 
+def _headers(event: dict[str, Any]) -> dict[str, list[str]]:
+    headers: dict[str, list[str]] = {}
+    for header in event.get("responseHeaders") or ():
+        if isinstance(header, dict):
+            headers.setdefault(str(header.get("name", "")).lower(), []).append(str(header.get("value", "")))
+    return headers
+
+
+def _status(event: dict[str, Any]) -> int:
+    try:
+        return int(event.get("responseStatusCode") or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
 def saved_by(event: dict[str, Any]) -> tuple[str, str] | None:
     """``(content type, file name)`` when a paused document answer (`event`, at the response
     stage) makes the browser save a file, else None (`saved_file`). The download manager's fetch
@@ -87,21 +118,14 @@ def saved_by(event: dict[str, Any]) -> tuple[str, str] | None:
     and none of a navigation's headers."""
     if event.get("responseErrorReason"):
         return None
-    headers: dict[str, list[str]] = {}
-    for header in event.get("responseHeaders") or ():
-        if isinstance(header, dict):
-            headers.setdefault(str(header.get("name", "")).lower(), []).append(str(header.get("value", "")))
+    headers = _headers(event)
     dispositions = headers.get("content-disposition", [])
     disposition = next((d for d in dispositions if d.strip().lower().startswith("attachment")), None)
     request = event.get("request") or {}
     sent = {str(k).lower() for k in (request.get("headers") or {})}
     link = not event.get("networkId") and "upgrade-insecure-requests" not in sent
-    try:
-        status = int(event.get("responseStatusCode") or 0)
-    except (TypeError, ValueError):
-        status = 0
     return saved_file(
-        status,
+        _status(event),
         disposition if disposition is not None else (dispositions[0] if dispositions else ""),
         (headers.get("content-type") or [""])[0],
         parse_url(str(request.get("url") or "")).path,
@@ -109,38 +133,25 @@ def saved_by(event: dict[str, Any]) -> tuple[str, str] | None:
     )
 
 
-def _frame_ids(tree: dict[str, Any]) -> set[str]:
-    ids = {str(tree.get("frame", {}).get("id", ""))}
-    for child in tree.get("childFrames", ()) or ():
-        ids |= _frame_ids(child)
-    return ids
-
-
 class HopGate:
-    """The redirect-hop interception of one navigation gate (see the module docstring)."""
+    """One navigation gate's side of its browser's shared DevTools session (module docstring)."""
 
     def __init__(self, gate: NavigationGate) -> None:
         self.gate = gate
-        self._lock = threading.Lock()
-        #: browser -> its DevTools session (or a marker while it is being opened)
-        self._sessions: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-        #: guarded contexts, per browser
-        self._contexts: weakref.WeakKeyDictionary[Any, weakref.WeakSet[Any]] = weakref.WeakKeyDictionary()
-        #: the latest paused documents: DevTools request id -> (URL, the id it is a redirect hop of)
-        self._documents: dict[str, tuple[str, str | None]] = {}
 
     # -- installing -------------------------------------------------------------------------
     def patterns(self) -> list[dict[str, str]]:
-        """What the browser's session pauses: every document request; with the gate's policy, the
-        responses of worker scripts (to give them the policy) and the policy's violation reports;
-        requests of any kind to a denied host the policy does not cover (each redirect hop, and
-        the requests of shared and service workers, which Playwright's routes do not see)."""
+        """What this gate asks the browser's session to pause: every document's request (when its
+        policies can refuse a URL) and answer; with the gate's policy, the responses of worker
+        scripts (to give them the policy) and the policy's violation reports; requests of any
+        kind to a denied host the policy does not cover (each redirect hop, and the requests of
+        shared and service workers, which Playwright's routes do not see)."""
         gate = self.gate
         out: list[dict[str, str]] = [_DOCUMENTS] if gate.pattern is not None else []
         out.append(_DOCUMENT_ANSWERS)
         if gate.csp:
             out.append(_WORKER_SCRIPTS)
-            out.append({"urlPattern": f"*://{REPORT_HOST}/*", "resourceType": "CSPViolationReport"})
+            out.append(_REPORTS)
         for pattern in deny_url_patterns(gate.rules, covered=bool(gate.csp)):
             out.append({"urlPattern": pattern, "requestStage": "Request"})
         if gate.rules.addresses is not None:  # internal addresses: requests of any kind, any frame
@@ -148,267 +159,132 @@ class HopGate:
         return out
 
     def install(self, context: Any, mode: str) -> Steps:
-        """Steps that make `context`'s browser intercept redirect hops (once per browser)."""
+        """Steps that make `context`'s browser pause what this gate judges (its shared session,
+        opened with the first gate on that browser)."""
         try:
             browser = context.browser
         except Exception:  # noqa: BLE001 - not a Playwright context
             return None
         if browser is None or not hasattr(browser, "new_browser_cdp_session"):
             return None  # a persistent context: no browser-level session to open
-        with self._lock:
-            self._contexts.setdefault(browser, weakref.WeakSet()).add(context)
-            if browser in self._sessions:
-                return None
-            self._sessions[browser] = _PENDING
-        with contextlib.suppress(Exception):
-            context.once("close", lambda *_: self._closed(context, browser, mode))
-        try:
-            session = yield Call(browser.new_browser_cdp_session)
-            make = self._handler_async if mode == "async" else self._handler_sync
-            session.on("Fetch.requestPaused", make(session, browser))
-            yield Call(session.send, ("Fetch.enable", {"patterns": self.patterns()}))
-        except BaseException:
-            with self._lock:
-                self._sessions.pop(browser, None)
-            raise
-        with self._lock:
-            self._sessions[browser] = session
+        yield from interception_for(browser, mode).join(self, context)
         return None
 
-    def _closed(self, context: Any, browser: Any, mode: str) -> None:
-        """`context` closed: the browser's session is closed with its last guarded context."""
-        with self._lock:
-            contexts = self._contexts.get(browser)
-            if contexts is not None:
-                contexts.discard(context)
-            if contexts:
-                return
-            session = self._sessions.pop(browser, None)
-        if session is None or session is _PENDING:
-            return
-        with contextlib.suppress(Exception):
-            if mode == "async":
-                asyncio.get_running_loop().create_task(_quietly(session.detach()))
-            else:
-                session.detach()
+    # -- would it act, were it its own (no I/O) ------------------------------------------------
+    def wants(self, kind: str, event: dict[str, Any]) -> bool:
+        """Whether this gate would do anything but let the paused request go on, if it came from
+        one of its contexts (the session then looks up whose it is)."""
+        if kind == DOCUMENT_ANSWER:
+            return self._download(event) is not None
+        if kind == WORKER_SCRIPT:
+            return bool(self.gate.csp) and not event.get("responseErrorReason")
+        if kind == CSP_REPORT:
+            path = parse_url(str((event.get("request") or {}).get("url") or "")).path
+            return path.strip("/") == self.gate.csp_binding
+        if kind in (REQUEST, DOCUMENT_REQUEST):
+            return self.judge(event) is not None
+        return False
 
-    # -- judging ----------------------------------------------------------------------------
-    def _handler_async(self, session: Any, browser: Any) -> Any:
-        async def paused(event: dict[str, Any]) -> None:
-            await drive_hops_async(self._decide(session, browser, event))
+    # -- answering its own ----------------------------------------------------------------------
+    def answer(self, kind: str, event: dict[str, Any], where: Where, chain: tuple[str, ...]) -> Answer | None:
+        """How this gate answers a paused request of one of its contexts (None: it goes on)."""
+        if kind == DOCUMENT_ANSWER:
+            return self._document_answer(event)
+        if kind == WORKER_SCRIPT:
+            return self._worker_script(event)
+        if kind == CSP_REPORT:
+            return self._report(event)
+        if kind in (REQUEST, DOCUMENT_REQUEST):
+            return self._request(event, where, chain)
+        return None
 
-        return paused
+    def _refused(self, refusal: Refusal, method: str, params: dict[str, Any]) -> Answer:
+        """`params` sent if the gate enforces (else the request goes on); the refusal recorded."""
+        gate = self.gate
+        if not gate.enforce:
+            method, params = "Fetch.continueRequest", {}
+        return Answer(method, params, lambda: gate.refused(refusal))
 
-    def _handler_sync(self, session: Any, browser: Any) -> Any:
-        def paused(event: dict[str, Any]) -> None:
-            drive_hops_sync(self._decide(session, browser, event))
+    def _document_answer(self, event: dict[str, Any]) -> Answer | None:
+        """A download no allowed download action led to is aborted before its body reaches the
+        browser (the page stays, nothing is saved); anything else goes on."""
+        refusal = self._download(event)
+        if refusal is None:
+            return None
+        # aborted, not answered 204: Chromium may have taken a non-rendered type for a download
+        # already, and a 204 then starts one (cancelled, but an event)
+        return self._refused(refusal, "Fetch.failRequest", {"errorReason": "Aborted"})
 
-        return paused
-
-    def _decide(self, session: Any, browser: Any, event: dict[str, Any]) -> Steps:
-        """Continue the paused request, or answer a refused one: a document with 204, any other
-        request with a network error (never raises)."""
-        request_id = event.get("requestId")
-        if event.get("responseStatusCode") is not None or event.get("responseErrorReason"):
-            if event.get("resourceType") == "Document":
-                yield from self._answer(session, browser, event)
-            else:
-                yield from self._response(session, browser, event)
-            return
-        url = str((event.get("request") or {}).get("url") or "")
-        if event.get("resourceType") == "CSPViolationReport" and parse_url(url).host == REPORT_HOST:
-            yield from self._report(session, event)
-            return
-        refusal = self.judge(event)
-        via = self._hop_of(event)
-        if refusal is not None and via:
-            refusal = replace(refusal, via=via)
-        if refusal is not None:
-            try:
-                guarded = yield from self._guarded_frame(session, browser, str(event.get("frameId") or ""))
-            except Exception:  # noqa: BLE001 - cannot tell whose frame: it is judged as ours
-                guarded = True
-            if not guarded:
-                refusal = None
-            elif event.get("resourceType") == "Document":
-                top = yield from self._top_frame(session, str(event.get("frameId") or ""))
-                if not top:  # a frame's document: a ``subresources`` host may serve it
-                    refusal = self.judge(event, frame=True)
-                    refusal = None if refusal is None else replace(refusal, subframe=True)
-        try:
-            if refusal is not None and self.gate.enforce:
-                if event.get("resourceType") == "Document":
-                    answer = {"requestId": request_id, "responseCode": 204}
-                    yield Call(session.send, ("Fetch.fulfillRequest", answer))
-                else:
-                    failed = {"requestId": request_id, "errorReason": "BlockedByClient"}
-                    yield Call(session.send, ("Fetch.failRequest", failed))
-            else:
-                yield Call(session.send, ("Fetch.continueRequest", {"requestId": request_id}))
-        except Exception:  # noqa: BLE001 - the request or the browser went away meanwhile
-            pass
-        if refusal is not None:
-            self.gate.refused(refusal)
-
-    def _hop_of(self, event: dict[str, Any]) -> tuple[str, ...]:
-        """Remember a paused document; the URLs whose redirects led to it (first one first)."""
-        if event.get("resourceType") != "Document":
-            return ()
-        request_id = str(event.get("requestId") or "")
-        previous = event.get("redirectedRequestId")
-        url = str((event.get("request") or {}).get("url") or "")
-        with self._lock:
-            if len(self._documents) >= _DOCUMENTS_KEPT:
-                self._documents.pop(next(iter(self._documents)))
-            self._documents[request_id] = (url, str(previous) if previous else None)
-            chain: list[str] = []
-            while previous and previous in self._documents and len(chain) < 20:
-                hop, previous = self._documents[previous]
-                chain.append(hop)
-        return tuple(reversed(chain))
-
-    def _answer(self, session: Any, browser: Any, event: dict[str, Any]) -> Steps:
-        """A document's answer: a download no allowed download action led to, in a guarded
-        context, is aborted before its body reaches the browser (the page stays, nothing is
-        saved) and recorded as the gate's ``download`` refusal; anything else goes on."""
-        request_id = event.get("requestId")
-        refusal = None
+    def _download(self, event: dict[str, Any]) -> Refusal | None:
+        """The refusal of a download a document's answer starts that no allowed action led to."""
         found = saved_by(event)
-        if found is not None:
-            request = event.get("request") or {}
-            url = str(request.get("url") or "")
-            if not self.gate.downloads.allowed(url):
-                method = str(request.get("method") or "GET")
-                refusal = download_refusal(url, parse_url(url).host, *found, method)
-                frame = str(event.get("frameId") or "")
-                try:
-                    guarded = yield from self._guarded_frame(session, browser, frame)
-                except Exception:  # noqa: BLE001 - cannot tell whose frame: it is judged as ours
-                    guarded = True
-                if not guarded:
-                    refusal = None
-        try:
-            if refusal is not None and self.gate.enforce:
-                # aborted, not answered 204: Chromium may have taken a non-rendered type for a
-                # download already, and a 204 then starts one (cancelled, but an event)
-                failed = {"requestId": request_id, "errorReason": "Aborted"}
-                yield Call(session.send, ("Fetch.failRequest", failed))
-            else:
-                yield Call(session.send, ("Fetch.continueRequest", {"requestId": request_id}))
-        except Exception:  # noqa: BLE001 - the request or the browser went away meanwhile
-            pass
-        if refusal is not None:
-            self.gate.refused(refusal)
-
-    def _response(self, session: Any, browser: Any, event: dict[str, Any]) -> Steps:
-        """A worker script's (or favicon's) response: in a guarded context it gets the gate's
-        policy, with a ``report-uri`` this session answers (a worker's policy comes from its
-        script's response, not from the document that started it)."""
-        request_id = event.get("requestId")
-        policies = self.gate.csp
-        try:
-            guarded = bool(policies) and not event.get("responseErrorReason")
-            if guarded:
-                guarded = yield from self._guarded_frame(session, browser, str(event.get("frameId") or ""))
-        except Exception:  # noqa: BLE001 - cannot tell whose frame: it is judged as ours
-            guarded = True
-        try:
-            if guarded:
-                report = f"; report-uri http://{REPORT_HOST}/{self.gate.csp_binding}"
-                headers = [h for h in event.get("responseHeaders") or () if isinstance(h, dict)]
-                headers += [{"name": "Content-Security-Policy", "value": p + report} for p in policies]
-                answer = {
-                    "requestId": request_id, "responseCode": int(event.get("responseStatusCode") or 200),
-                    "responseHeaders": headers,
-                }  # fmt: skip
-                if event.get("responseStatusText"):
-                    answer["responsePhrase"] = str(event["responseStatusText"])
-                yield Call(session.send, ("Fetch.continueResponse", answer))
-            else:
-                yield Call(session.send, ("Fetch.continueRequest", {"requestId": request_id}))
-        except Exception:  # noqa: BLE001 - the request or the browser went away meanwhile
-            pass
-
-    def _report(self, session: Any, event: dict[str, Any]) -> Steps:
-        """A worker's report that the gate's policy refused a request: answered here (it never
-        leaves) and recorded as the gate's refusal."""
-        with contextlib.suppress(Exception):  # the browser went away meanwhile
-            answer = {"requestId": event.get("requestId"), "responseCode": 204}
-            yield Call(session.send, ("Fetch.fulfillRequest", answer))
-        self.gate.report(str((event.get("request") or {}).get("postData") or ""))
-
-    def judge(self, event: dict[str, Any], *, frame: bool = False) -> Refusal | None:
-        """The refusal of a paused request (None: allowed). A document (a redirect hop, or any
-        other document: those are the route's to judge first; this catches a document
-        Playwright's routing does not see) against the URL and host rules; any other request (a
-        subresource's redirect hop, a worker's request) on a denied host against the host rules.
-        `frame`: the document is a frame's inside a page (see `EgressRules.judge`)."""
+        if found is None:
+            return None
         request = event.get("request") or {}
         url = str(request.get("url") or "")
-        gate = self.gate
+        if self.gate.downloads.allowed(url):
+            return None
         method = str(request.get("method") or "GET")
+        return download_refusal(url, parse_url(url).host, *found, method)
+
+    def _worker_script(self, event: dict[str, Any]) -> Answer | None:
+        """A worker script's (or favicon's) response gets the gate's policy, with a ``report-uri``
+        the session answers (a worker's policy comes from its script's response, not from the
+        document that started it)."""
+        policies = self.gate.csp
+        if not policies or event.get("responseErrorReason"):
+            return None
+        report = f"; report-uri http://{REPORT_HOST}/{self.gate.csp_binding}"
+        headers = [h for h in event.get("responseHeaders") or () if isinstance(h, dict)]
+        headers += [{"name": "Content-Security-Policy", "value": p + report} for p in policies]
+        params: dict[str, Any] = {"responseCode": _status(event) or 200, "responseHeaders": headers}
+        if event.get("responseStatusText"):
+            params["responsePhrase"] = str(event["responseStatusText"])
+        return Answer("Fetch.continueResponse", params)
+
+    def _report(self, event: dict[str, Any]) -> Answer:
+        """A worker's report that the gate's policy refused a request: answered here (it never
+        leaves) and recorded as the gate's refusal."""
+        body = str((event.get("request") or {}).get("postData") or "")
+        gate = self.gate
+        return Answer("Fetch.fulfillRequest", {"responseCode": 204}, lambda: gate.report(body))
+
+    def _request(self, event: dict[str, Any], where: Where, chain: tuple[str, ...]) -> Answer | None:
+        """A document the egress rules refuse (its first request, or a redirect hop) is answered
+        ``204 No Content`` (the page or frame stays where it was, as for the gate's other
+        refusals; a frame's document may go to a ``subresources`` host); any other request to a
+        denied host fails as a content blocker's would."""
         document = event.get("resourceType") == "Document"
-        if document and (gate.pattern is None or not gate.pattern.search(url)) and not (
-            gate.rules.addresses is not None and internal_url(url)
-        ):
-            return None  # a URL no rule can refuse (the pattern is a superset of the refusals)
+        refusal = self.judge(event, frame=document and not where.top)
+        if refusal is None:
+            return None
+        if document:
+            refusal = replace(refusal, via=chain, subframe=not where.top)
+            return self._refused(refusal, "Fetch.fulfillRequest", {"responseCode": 204})
+        return self._refused(refusal, "Fetch.failRequest", {"errorReason": "BlockedByClient"})
+
+    def judge(self, event: dict[str, Any], *, frame: bool = False) -> Refusal | None:
+        """The refusal of a paused request (None: allowed): a document against the URL and host
+        rules, any other request (a subresource's redirect hop, a worker's request) on a denied
+        host against the host rules. `frame`: the document is a frame's inside a page (see
+        `EgressRules.judge`)."""
+        request = event.get("request") or {}
+        url = str(request.get("url") or "")
+        document = event.get("resourceType") == "Document"
+        internal = self.gate.rules.addresses is not None and internal_url(url)
+        if document and (self.gate.pattern is None or not self.gate.pattern.search(url)) and not internal:
+            return None
         hop = bool(event.get("redirectedRequestId"))
         action = ("redirect" if hop else "navigation") if document else "request"
+        method = str(request.get("method") or "GET")
+        return self._judged(url, action, method, navigation=document, frame=frame)
+
+    def _judged(self, url: str, action: str, method: str, *, navigation: bool, frame: bool) -> Refusal | None:
+        rules = self.gate.rules
         try:
-            return gate.rules.judge(url, navigation=document, action=action, method=method, frame=frame)
+            return rules.judge(url, navigation=navigation, action=action, method=method, frame=frame)
         except Exception as exc:  # noqa: BLE001 - cannot be judged: refused
             return Refusal(
                 action, url, parse_url(url).host, "gate_error", NETWORK_POLICY,
                 f"the {action} could not be judged ({type(exc).__name__})", method=method,
             )  # fmt: skip
-
-    @staticmethod
-    def _top_frame(session: Any, frame_id: str) -> Steps:
-        """Whether `frame_id` is a tab's top document (a page target: its main frame's id is the
-        target's), not a frame inside a page; a frame it cannot tell counts as a tab's."""
-        if not frame_id:
-            return True
-        try:
-            info = yield Call(session.send, ("Target.getTargetInfo", {"targetId": frame_id}))
-        except Exception:  # noqa: BLE001 - no target of that id: a frame in its page's process
-            return False
-        kind = str((info or {}).get("targetInfo", {}).get("type", "page"))
-        return kind not in ("iframe", "frame")
-
-    def _guarded_frame(self, session: Any, browser: Any, frame_id: str) -> Steps:
-        """Whether the frame `frame_id` of `browser` belongs to a guarded context."""
-        with self._lock:
-            guarded = list(self._contexts.get(browser, ()))
-        if not guarded:
-            return False
-        try:
-            if all(c in guarded for c in browser.contexts):
-                return True  # every context of the browser is guarded
-        except Exception:  # noqa: BLE001 - cannot list them: look the frame up
-            pass
-        try:  # a page's main frame or an out-of-process frame: a target naming its context
-            info = yield Call(session.send, ("Target.getTargetInfo", {"targetId": frame_id}))
-        except Exception:  # noqa: BLE001 - not a target: a frame inside some page's process
-            info = None
-        for context in guarded:
-            for page in list(context.pages):
-                cdp = yield Call(context.new_cdp_session, (page,))
-                try:
-                    if info is not None:
-                        mine = yield Call(cdp.send, ("Target.getTargetInfo",))
-                        wanted = info.get("targetInfo", {}).get("browserContextId")
-                        if mine.get("targetInfo", {}).get("browserContextId") == wanted:
-                            return True
-                        break  # one page tells the context's id
-                    tree = yield Call(cdp.send, ("Page.getFrameTree",))
-                    if frame_id in _frame_ids(tree.get("frameTree", {})):
-                        return True
-                finally:
-                    with contextlib.suppress(Exception):
-                        yield Call(cdp.detach)
-        return False
-
-
-async def _quietly(awaitable: Any) -> None:
-    with contextlib.suppress(Exception):
-        await awaitable

@@ -42,6 +42,7 @@ from pagewarden.interceptors._action import (
     _arg,
     activation_options,
 )
+from pagewarden.interceptors._verdicts import call_timeout
 
 __all__ = []
 
@@ -128,7 +129,7 @@ def _observe(
     count: int | None = None
     sources: tuple[TextSource, ...] = ()
     raw = owner._pw_obj
-    timeout = kwargs.get("timeout")
+    timeout = call_timeout(kwargs.get("timeout"))
     stops: list[dict[str, Any]] = []  # navigations the reader stopped after an earlier action
 
     def read(engine: str | None) -> Pipeline:

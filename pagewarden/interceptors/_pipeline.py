@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pagewarden._calls import Begin, Call, Finish
+from pagewarden.guard import GuardError
 from pagewarden.interceptors._frames import RefusedMeanwhile, raced, subframe_urls
 from pagewarden.interceptors._methods import ActionSpec
 from pagewarden.interceptors._request import follow_redirects
@@ -44,6 +45,7 @@ from pagewarden.interceptors._verdicts import (
     _report_unavailable,
     _stopped_earlier,
     _with_timings,
+    unobserved_note,
 )
 from pagewarden.interceptors._watch import (
     DocumentWatch,
@@ -108,16 +110,23 @@ def guarded_action(
         if refused is not None:
             guard.commit(step, refused, ran=False)
             raise guard.stop(step, refused)
+    unobserved: str | None = None
     try:
         observation = yield from _observe(shared, owner, name, spec, action, args, kwargs)
-    except Exception as exc:  # noqa: BLE001 - recorded, then raised as Playwright would, or blocked
-        raise _observation_failed(guard, owner, action, reasoning, exc) from None
+    except Exception as exc:  # noqa: BLE001 - monitor: recorded, and the action runs; enforce: see below
+        if guard.mode != "monitor" or isinstance(exc, GuardError):
+            error = yield from _observation_failed(shared, owner, name, spec, action, kwargs, reasoning, exc)
+            raise error from None
+        url, unobserved = unobserved_note(owner, exc)
+        observation = Observation(url=url, notes=(unobserved,))
     observed = time.perf_counter()
     step = guard.make_step(action, observation, reasoning)
     unreadable = [n for n in observation.notes if n.startswith("facts-unavailable")]
     earlier = [n[len(EARLIER_STOP) :] for n in observation.notes if n.startswith(EARLIER_STOP)]
     try:
-        if unreadable and spec.target != "none":
+        if unobserved is not None:
+            verdict = _fail_closed(step, unobserved, guard.mode)  # (monitor mode: recorded, not enforced)
+        elif unreadable and spec.target != "none":
             verdict = _fail_closed(step, unreadable[0], guard.mode)
         elif earlier and guard.mode == "enforce":
             verdict = _stopped_earlier(step, earlier, guard.mode)
@@ -245,7 +254,13 @@ def guarded_action(
         guard.report(step, verdict, ran=True, screenshot=screenshot)
     if verdict.decision is Decision.BLOCK and verdict.enforced and verdict.approved_by is None:
         raise guard.stop(step, verdict)
-    return shared.wrap(result)
+    if name in _DATA_RESULTS:
+        return result  # serialized values only: nothing in them to guard (and nothing to walk)
+    return shared.wrap_result(result)
+
+
+#: methods whose results are JavaScript values Playwright deserialized: never a Playwright object
+_DATA_RESULTS = frozenset({"evaluate", "evaluate_all", "eval_on_selector", "eval_on_selector_all"})
 
 
 #: a URL no cookie is set for: asking its cookies is a round trip that returns nothing

@@ -4,16 +4,21 @@ failing closed when the page cannot be read, and the timings."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from pagewarden._calls import Call
 from pagewarden.guard import GuardError
+from pagewarden.interceptors._errors import as_call_error, is_playwright_error
+from pagewarden.interceptors._methods import ActionSpec
 from pagewarden.observe import (
     Observation,
 )
 from pagewarden.steps import Action, Decision, Finding, Step, Verdict
 
 if TYPE_CHECKING:
-    from pagewarden.interceptors._wrappers import Guarded
+    from pagewarden.interceptors._action import Pipeline
+    from pagewarden.interceptors._wrappers import Guarded, SharedState
 
 __all__ = []
 
@@ -125,34 +130,86 @@ def _fail_closed(step: Step, message: str, guard_mode: str) -> Verdict:
     )
 
 
-def _playwright_would_raise(exc: BaseException) -> bool:
-    """Errors the action itself would have raised in the same place (its own timeout while
-    waiting for the element, a closed page, a strict-mode violation)."""
-    names = {klass.__name__ for klass in type(exc).__mro__}
-    if "TimeoutError" in names or "TargetClosedError" in names:
-        return True
-    return "Error" in names and "strict mode violation" in str(exc)
-
-
-def _observation_failed(
-    guard: Any, owner: Guarded, action: Action, reasoning: str | None, exc: BaseException
-) -> BaseException:
-    """A trace line for an attempt the guard could not observe (the page navigated or closed,
-    the element never came), and the exception the agent gets: the one raw Playwright would
-    have raised for the call, or the guard's BLOCK saying what happened."""
+def unobserved_note(owner: Guarded, exc: BaseException) -> tuple[str, str]:
+    """The page's URL and the note for an action the guard could not observe because `exc`."""
     page = owner.page_raw()
     try:
         url = page.url if page is not None else ""
     except Exception:  # noqa: BLE001 - a closed page
         url = ""
     first_line = (str(exc).strip().splitlines() or [""])[0][:300]
-    message = f"the page could not be observed before the action: {type(exc).__name__}: {first_line}"
+    return url, f"the page could not be observed before the action: {type(exc).__name__}: {first_line}"
+
+
+def _observation_failed(
+    shared: SharedState,
+    owner: Guarded,
+    name: str,
+    spec: ActionSpec,
+    action: Action,
+    kwargs: dict[str, Any],
+    reasoning: str | None,
+    exc: BaseException,
+) -> Pipeline:
+    """In enforce mode, for an action the guard could not observe: a trace line, and the
+    exception the agent gets (returned): the one Playwright itself raises for the call where
+    the action would have failed the same way (its element never came within its timeout, a
+    strict-mode violation, a closed page, a selector Playwright rejects), else the guard's BLOCK
+    saying what happened: an action nobody could judge does not run."""
+    guard = shared.guard
+    url, message = unobserved_note(owner, exc)
     step = guard.make_step(action, Observation(url=url, notes=(message,)), reasoning)
     verdict = _fail_closed(step, message, guard.mode)
     guard.commit(step, verdict, ran=False)
-    if isinstance(exc, GuardError) or _playwright_would_raise(exc):
+    if isinstance(exc, GuardError):
         return exc
-    return guard.stop(step, verdict)
+    api = f"{owner._pw_type}.{name}"
+    engine = shared.facts_reader
+    names = {klass.__name__ for klass in type(exc).__mro__}
+    error: BaseException | None = None
+    if is_playwright_error(exc):
+        if "TargetClosedError" in names or "strict mode violation" in str(exc):
+            error = as_call_error(exc, api, engine=engine)
+        elif "TimeoutError" in names:
+            added_first = spec.target == "selector" and not bool(kwargs.get("strict", False))
+            timeout = call_timeout(kwargs.get("timeout"))
+            error = as_call_error(exc, api, engine=engine, timeout_ms=timeout, added_first=added_first)
+        else:
+            # a selector Playwright rejects: asked of Playwright itself (counting acts on nothing)
+            probe = _locator_of(owner, spec, action)
+            if probe is not None:
+                try:
+                    yield Call(probe.count)
+                except Exception as rejected:  # noqa: BLE001 - Playwright's own answer for the call
+                    if not any(k.__name__ == "TimeoutError" for k in type(rejected).__mro__):
+                        # the lookup's error has the call log the call's would have
+                        added_first = spec.target == "selector" and not bool(kwargs.get("strict", False))
+                        error = as_call_error(exc, api, engine=engine, added_first=added_first)
+                        if error is None:
+                            error = as_call_error(rejected, api, engine=engine)
+    return error if error is not None else guard.stop(step, verdict)
+
+
+def _locator_of(owner: Guarded, spec: ActionSpec, action: Action) -> Any:
+    """The agent's locator for an action on one (None for other targets)."""
+    if spec.target == "self" and owner._pw_type == "Locator":
+        return owner._pw_obj
+    if spec.target == "selector" and action.selector is not None and hasattr(owner._pw_obj, "locator"):
+        try:
+            return owner._pw_obj.locator(action.selector)
+        except Exception:  # noqa: BLE001 - no locator: no probe
+            return None
+    return None
+
+
+def call_timeout(value: Any) -> float | None:
+    """An action's ``timeout`` in milliseconds, as Playwright reads it (a number, or a
+    `timedelta`); None (the page's default) for anything else, which Playwright itself judges."""
+    if isinstance(value, timedelta):
+        return value / timedelta(milliseconds=1)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
 
 
 def _with_timings(verdict: Verdict, timings: dict[str, float]) -> Verdict:

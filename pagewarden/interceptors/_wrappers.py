@@ -20,6 +20,8 @@ from typing import Any
 
 from pagewarden._calls import drive_async, drive_sync
 from pagewarden.guard import Guard
+from pagewarden.interceptors._convert import arity, convert, holds
+from pagewarden.interceptors._errors import without_guard_frames
 from pagewarden.interceptors._gate import NavigationGate, page_site, pin_hosts
 from pagewarden.interceptors._methods import READ_ONLY, ActionSpec, spec_for
 from pagewarden.interceptors._pipeline import guarded_action
@@ -33,6 +35,7 @@ _PLAYWRIGHT_MODULES = ("playwright.async_api._generated", "playwright.sync_api._
 _WRAPPED_TYPES = frozenset(READ_ONLY) | {"Page"}
 _CACHED_TYPES = frozenset({"Page", "Frame", "BrowserContext", "Browser", "Keyboard", "Mouse", "Touchscreen"})
 _UNCLASSIFIED = ActionSpec("unclassified", target="none")
+_PLAIN = frozenset({str, bytes, int, float, bool, type(None)})
 #: objects whose routes the agent can add and remove (the gate stays ahead of them)
 _ROUTED = frozenset({"Page", "BrowserContext"})
 _UNROUTE = frozenset({"unroute", "unroute_all"})
@@ -62,8 +65,8 @@ class SharedState:
         self._missing: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._pending: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         self._cache: weakref.WeakKeyDictionary[Any, Guarded] = weakref.WeakKeyDictionary()
-        self._handlers: dict[Any, Callable[..., Any]] = {}
-        self._route_handlers: dict[Any, Callable[..., Any]] = {}
+        self._handler_memo = _HandlerMemo()
+        self._route_memo = _HandlerMemo()
         self._mouse: weakref.WeakKeyDictionary[Any, tuple[float, float]] = weakref.WeakKeyDictionary()
         self._tabs: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._tabs_seen = 0
@@ -224,14 +227,14 @@ class SharedState:
         the request first (the same wrapper for the same handler: ``unroute`` finds it)."""
         if not callable(handler):
             return handler
-        try:
-            existing = self._route_handlers.get(handler)
-        except TypeError:  # unhashable
-            existing = None
+        existing = self._route_memo.get(handler)
         if existing is not None:
             return existing
         shared = self
-        count = _positional_count(handler)
+        try:
+            count = arity(handler, 2)
+        except (TypeError, ValueError):  # no signature to read: Playwright's own call will say so
+            count = 2
         if inspect.iscoroutinefunction(handler):
 
             async def first(route: Any, request: Any) -> Any:
@@ -252,8 +255,7 @@ class SharedState:
                 return handler(*(route, request)[:count])
 
         first.__name__ = getattr(handler, "__name__", "handler")
-        with contextlib.suppress(TypeError):
-            self._route_handlers[handler] = first
+        self._route_memo.put(handler, first)
         return first
 
     def gate_reroute(self, context: Any) -> Callable[[], Any] | None:
@@ -296,15 +298,30 @@ class SharedState:
 
     # -- wrapping -------------------------------------------------------------------------
     def wrap(self, obj: Any, parent: Any = None) -> Any:
-        """`obj` guarded if it is a Playwright object that can act (recursing into lists)."""
-        if obj is None or isinstance(obj, (str, bytes, int, float, bool, Guarded)):
+        """`obj` guarded if it is a Playwright object that can act; lists, tuples and dicts
+        holding such objects are copied with them guarded (see `_convert`), others returned
+        as they are."""
+        if type(obj) in _PLAIN or isinstance(obj, Guarded):
             return obj
-        if isinstance(obj, list):
-            return [self.wrap(item, parent) for item in obj]
-        if isinstance(obj, tuple):
-            return tuple(self.wrap(item, parent) for item in obj)
-        if isinstance(obj, dict):
-            return {key: self.wrap(value, parent) for key, value in obj.items()}
+        if isinstance(obj, (list, tuple, dict)):
+            if not holds(obj, _swappable):
+                return obj
+            return convert(obj, lambda item: self._wrap_one(item, parent))
+        return self._wrap_one(obj, parent)
+
+    def wrap_result(self, obj: Any, parent: Any = None) -> Any:
+        """`wrap` for what an action that has run returns: never raises (the action is done;
+        a value that cannot be wrapped is returned as Playwright gave it, and logged)."""
+        try:
+            return self.wrap(obj, parent)
+        except Exception as exc:  # noqa: BLE001 - the agent gets the value unguarded, not an error
+            with contextlib.suppress(Exception):
+                self.guard.log.warning("result_not_wrapped", error=f"{type(exc).__name__}: {exc}"[:300])
+            return obj
+
+    def _wrap_one(self, obj: Any, parent: Any = None) -> Any:
+        if isinstance(obj, Guarded):
+            return obj
         name = _type_name(obj)
         if name is None:
             if _is_event_manager(obj):
@@ -321,54 +338,89 @@ class SharedState:
         return wrapped
 
     def unwrap(self, value: Any) -> Any:
-        """The Playwright object behind a stand-in (for arguments passed to Playwright)."""
+        """What to pass to Playwright for an argument: the Playwright objects behind stand-ins,
+        callbacks wrapped so that their arguments arrive guarded (containers copied only when
+        they hold either, keeping shared references and cycles, see `_convert`)."""
+        if type(value) in _PLAIN:
+            return value
+        if isinstance(value, (list, tuple, dict)):
+            if not holds(value, _unwrappable):
+                return value
+            return convert(value, self._unwrap_one)
+        return self._unwrap_one(value)
+
+    def _unwrap_one(self, value: Any) -> Any:
         if isinstance(value, Guarded):
             return value._pw_obj
-        if isinstance(value, list):
-            return [self.unwrap(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(self.unwrap(v) for v in value)
-        if isinstance(value, dict):
-            return {k: self.unwrap(v) for k, v in value.items()}
-        if callable(value) and not isinstance(value, type) and _type_name(value) is None:
+        if _is_callback(value):
             return self.wrap_handler(value)
         return value
 
     def wrap_handler(self, handler: Callable[..., Any]) -> Callable[..., Any]:
-        """A callback whose Playwright arguments (a popup page …) arrive guarded."""
-        existing = self._handlers.get(handler)
+        """A callback whose Playwright arguments (a popup page, a binding's source …) arrive
+        guarded, given as many arguments as Playwright would give it (`_convert.arity`); the
+        same wrapper each time for the same callback, so ``remove_listener`` finds it."""
+        existing = self._handler_memo.get(handler)
         if existing is not None:
             return existing
         shared = self
-        if inspect.iscoroutinefunction(handler):
 
-            async def wrapped(*args: Any, **kwargs: Any) -> Any:
-                return await handler(
-                    *(shared.wrap(a) for a in args), **{k: shared.wrap(v) for k, v in kwargs.items()}
-                )
-        else:
-
-            def wrapped(*args: Any, **kwargs: Any) -> Any:
-                return handler(
-                    *(shared.wrap(a) for a in args), **{k: shared.wrap(v) for k, v in kwargs.items()}
-                )
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            args = args[: arity(handler, len(args))]
+            return handler(*shared.wrap(args), **{k: shared.wrap(v) for k, v in kwargs.items()})
 
         wrapped.__name__ = getattr(handler, "__name__", "handler")
-        with contextlib.suppress(TypeError):  # unhashable: no memo, remove_listener cannot match it
-            self._handlers[handler] = wrapped
+        self._handler_memo.put(handler, wrapped)
         return wrapped
 
 
-def _positional_count(handler: Any) -> int:
-    """How many of (route, request) `handler` takes (as Playwright's own wrapper counts)."""
-    try:
-        parameters = inspect.signature(handler).parameters.values()
-    except (TypeError, ValueError):
-        return 2
-    if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in parameters):
-        return 2
-    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return min(2, sum(p.kind in positional for p in parameters))
+class _HandlerMemo:
+    """The wrapper made for each callback, kept on the callback itself (on the object of a bound
+    method), as Playwright keeps its own: it lives exactly as long as the callback does."""
+
+    __slots__ = ("_attr", "_other")
+
+    def __init__(self) -> None:
+        self._attr = f"__pagewarden_handler_{secrets.token_hex(6)}"
+        #: callbacks that take no attribute (a builtin, an object with __slots__)
+        self._other: dict[Any, Callable[..., Any]] = {}
+
+    def _holder(self, handler: Any) -> tuple[Any, str]:
+        if inspect.ismethod(handler):
+            return handler.__self__, f"{self._attr}_{handler.__name__}"
+        return handler, self._attr
+
+    def get(self, handler: Any) -> Callable[..., Any] | None:
+        holder, attr = self._holder(handler)
+        found = getattr(holder, attr, None)
+        if found is not None:
+            return found
+        try:
+            return self._other.get(handler)
+        except TypeError:  # unhashable
+            return None
+
+    def put(self, handler: Any, wrapper: Callable[..., Any]) -> None:
+        holder, attr = self._holder(handler)
+        try:
+            setattr(holder, attr, wrapper)
+        except (AttributeError, TypeError):
+            with contextlib.suppress(TypeError):  # unhashable: no memo, remove_listener cannot match it
+                self._other[handler] = wrapper
+
+
+def _swappable(item: Any) -> bool:
+    """A leaf `SharedState.wrap` swaps: a Playwright object, or an ``expect_*`` manager."""
+    return _type_name(item) is not None or _is_event_manager(item)
+
+
+def _is_callback(value: Any) -> bool:
+    return callable(value) and not isinstance(value, type) and _type_name(value) is None
+
+
+def _unwrappable(item: Any) -> bool:
+    """A leaf `SharedState.unwrap` swaps: a stand-in, or a callback."""
+    return isinstance(item, Guarded) or _is_callback(item)
 
 
 async def _registered(request: Any) -> bool:
@@ -426,8 +478,15 @@ class Guarded:
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self._pw_obj, name, value)
 
+    # Invisible where that is free: printed, compared and hashed as the object it stands for.
     def __repr__(self) -> str:
-        return f"<guarded {self._pw_obj!r}>"
+        return repr(self._pw_obj)
+
+    def __str__(self) -> str:
+        return str(self._pw_obj)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(self._pw_obj)) | {n for n in vars(type(self)) if not n.startswith("_")})
 
     def __eq__(self, other: object) -> bool:
         other_obj = other._pw_obj if isinstance(other, Guarded) else other
@@ -483,7 +542,13 @@ class Guarded:
                 # where mouse.down() acts next (the page's own record of the pointer wins)
                 shared.set_mouse_position(owner._page_for_child(), args[0], args[1])
             pipeline = guarded_action(shared, owner, name, spec, method, args, kwargs, reasoning)
-            return shared.drive(pipeline)
+            if shared.mode == "async":
+                return _frames_kept(shared.drive(pipeline))
+            try:
+                return shared.drive(pipeline)
+            except Exception as exc:
+                without_guard_frames(exc)  # the same exception, its stack tidied
+                raise
 
         call.__name__ = name
         call.__doc__ = getattr(method, "__doc__", None)
@@ -537,14 +602,16 @@ class Guarded:
         owner = self
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            result = method(
-                *(shared.unwrap(a) for a in args), **{k: shared.unwrap(v) for k, v in kwargs.items()}
-            )
+            try:
+                result = method(*shared.unwrap(args), **{k: shared.unwrap(v) for k, v in kwargs.items()})
+            except Exception as exc:
+                without_guard_frames(exc)  # the same exception, its stack tidied
+                raise
             if owner._pw_type == "Mouse" and name == "move" and len(args) >= 2:
                 shared.set_mouse_position(parent, args[0], args[1])
             if inspect.isawaitable(result):
                 return _await_and_wrap(result, shared, parent)
-            return shared.wrap(result, parent)
+            return shared.wrap_result(result, parent)
 
         call.__name__ = name
         call.__doc__ = getattr(method, "__doc__", None)
@@ -558,7 +625,21 @@ async def _then(awaitable: Any, again: Callable[[], Any]) -> Any:
 
 
 async def _await_and_wrap(awaitable: Any, shared: SharedState, parent: Any) -> Any:
-    return shared.wrap(await awaitable, parent)
+    try:
+        result = await awaitable
+    except Exception as exc:
+        without_guard_frames(exc)  # the same exception, its stack tidied
+        raise
+    return shared.wrap_result(result, parent)
+
+
+async def _frames_kept(awaitable: Any) -> Any:
+    """Await a guarded call; a Playwright error it raises leaves out the guard's frames."""
+    try:
+        return await awaitable
+    except Exception as exc:
+        without_guard_frames(exc)  # the same exception, its stack tidied
+        raise
 
 
 class GuardedPage(Guarded):

@@ -10,8 +10,11 @@ move them), once before and once after the capture, and each field is painted ov
 both places: a field the page moves during the capture is covered all along its way. A field
 that ever was a password field in the document stays masked after the page makes it a text
 field. Registered secrets never enter the page: the reader returns the text fields' values and
-the guard compares them with its `SecretRegistry` here. When the boxes cannot be read the picture is not sent
-(`MaskUnavailable`): fail closed.
+the guard compares them with its `SecretRegistry` here. When the guard has secrets, the reader also
+returns the text nodes in the viewport with their boxes: a node (or a run of up to three
+neighbouring nodes, a value split over elements) in which a secret shows is painted over too — a
+page that writes a value back into its own text. When the boxes cannot be read the picture is not
+sent (`MaskUnavailable`): fail closed.
 """
 
 from __future__ import annotations
@@ -59,15 +62,18 @@ def mask_boxes(
     engine for the page's document (its utility world), else `lib` the reader an init script
     installed in the main world, else the reader passed inline. Raises `MaskUnavailable` when
     the page does not answer."""
+    texts = secrets is not None and bool(secrets)
     try:
         data = None
         if engine:
             try:
-                data = yield from _read(page.main_frame, engine, "mask", {"lib": engine}, document=True)
+                data = yield from _read(
+                    page.main_frame, engine, "mask", {"lib": engine, "texts": texts}, document=True
+                )
             except EngineMissing:
                 data = None
         if data is None:
-            data = yield from _run(page.evaluate, "mask", (), {"lib": lib})
+            data = yield from _run(page.evaluate, "mask", (), {"lib": lib, "texts": texts})
     except FactsUnavailable as exc:
         raise MaskUnavailable(str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - any failure to read means: do not send the picture
@@ -82,11 +88,33 @@ def mask_boxes(
             raise MaskUnavailable("a field box could not be read") from None
         if field.get("password") or _holds_secret(str(field.get("value") or ""), secrets):
             boxes.append((x, y, w, h))
+    boxes += _text_boxes(data.get("texts") or (), secrets) if texts else []
     try:
         vw, vh = (int(v) for v in data.get("viewport") or (0, 0))
     except (TypeError, ValueError):
         vw, vh = 0, 0
     return MaskBoxes(tuple(boxes), (vw, vh))
+
+
+def _text_boxes(texts: Any, secrets: Any) -> list[tuple[float, float, float, float]]:
+    """The boxes of the text nodes in which a secret shows: alone, or with up to two following
+    nodes (a value the page split over elements)."""
+    nodes = []
+    for item in texts if isinstance(texts, (list, tuple)) else ():
+        try:
+            x, y, w, h = (float(v) for v in item["box"])
+            nodes.append(((x, y, w, h), str(item.get("text") or "")))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise MaskUnavailable("a text box could not be read") from None
+    out: set[int] = set()
+    for i in range(len(nodes)):
+        joined = ""
+        for j in range(i, min(i + 3, len(nodes))):
+            joined += nodes[j][1]
+            if _holds_secret(joined, secrets):
+                out.update(range(i, j + 1))
+                break
+    return [nodes[i][0] for i in sorted(out)]
 
 
 def _spans(masks: list[MaskBoxes]) -> list[MaskBoxes]:

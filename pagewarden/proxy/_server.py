@@ -17,6 +17,7 @@ import contextlib
 import logging
 import socket
 import threading
+import types
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,44 @@ from typing import Any
 __all__ = ["ProxyError", "ProxyServer", "free_port"]
 
 _log = logging.getLogger("pagewarden.proxy")
+
+
+class _PerThreadContext(types.ModuleType):
+    """`mitmproxy.ctx` with its ``master``, ``options`` and ``log`` per thread.
+
+    mitmproxy keeps them as module globals, which a master sets when it is made; its addons read
+    them while they are configured, and its proxy server hands every new connection to
+    ``ctx.master`` with ``ctx.options``. With two proxies in one process (two agents'
+    ``launch(proxy=True)``), the last master made would take every connection of both, judged by
+    its own guard's policies. Each `ProxyServer` makes and runs its master on a thread of its
+    own, so per thread each proxy sees its own; a thread that made none sees the last one set."""
+
+    _local = threading.local()
+
+    def _get(self, name: str) -> Any:
+        try:
+            return getattr(self._local, name)
+        except AttributeError:
+            try:
+                return vars(self)[name]
+            except KeyError:
+                raise AttributeError(name) from None
+
+    def _set(self, name: str, value: Any) -> None:
+        setattr(self._local, name, value)
+        vars(self)[name] = value
+
+    master = property(lambda self: self._get("master"), lambda self, v: self._set("master", v))
+    options = property(lambda self: self._get("options"), lambda self, v: self._set("options", v))
+    log = property(lambda self: self._get("log"), lambda self, v: self._set("log", v))
+
+
+def _context_per_thread() -> None:
+    """Give `mitmproxy.ctx` its per-thread values (once per process; idempotent)."""
+    import mitmproxy.ctx
+
+    if not isinstance(mitmproxy.ctx, _PerThreadContext):
+        mitmproxy.ctx.__class__ = _PerThreadContext
 
 
 class ProxyError(RuntimeError):
@@ -176,6 +215,7 @@ class ProxyServer:
         from mitmproxy.addons import core, disable_h2c, next_layer, proxyserver, tlsconfig
         from mitmproxy.master import Master
 
+        _context_per_thread()
         opts = options.Options()
         master = Master(opts, event_loop=asyncio.get_running_loop())
         master.addons.add(

@@ -46,7 +46,7 @@ def _follow_policies(guard: Any, egress: EgressPolicy) -> None:
         if getattr(event, "kind", None) == "policies":
             egress.set_policies(guard.policies)
 
-    subscribe(follow)
+    subscribe(follow, kinds=("policies",))  # only these: a step event would cost a copy per step
 
 
 def session_proxy(

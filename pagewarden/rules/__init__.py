@@ -53,13 +53,14 @@ from pagewarden.rules._instructions import (
 )
 from pagewarden.rules._matching import SelectorError, compile_selector
 from pagewarden.rules._multilingual import judge_phrases, trigger_positions
-from pagewarden.rules._normalise import fold
+from pagewarden.rules._normalise import LOOKALIKES_TO_LATIN, fold
 from pagewarden.rules._taint import TabMemory
 
 __all__ = [
     "AGENT_ACTIONS",
     "DOWNLOAD_POLICY",
     "INTERNAL_URL_GLOBS",
+    "LOOKALIKES_TO_LATIN",
     "NETWORK_POLICY",
     "REFUSALS_KEPT",
     "RISK_BASE",

@@ -19,7 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["Evasion", "fold", "fold_with_evasion", "match_key", "script_of"]
+__all__ = ["LOOKALIKES_TO_LATIN", "Evasion", "fold", "fold_with_evasion", "match_key", "script_of"]
 
 #: Characters that do not show: zero-width, bidi controls, word joiners, BOM, soft hyphen,
 #: Mongolian vowel separator, combining grapheme joiner, Hangul fillers, variation selectors.
@@ -37,6 +37,9 @@ _MIN_TAG_TEXT = 6
 _CYR_GREEK = "аеорсухіјѕԁһӏԛԝкмтвнАВЕКМНОРСТУХІЈЅαοντρικχυΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"
 _LATIN_LOOK = "aeopcyxijsdhlqwkmtbhABEKMHOPCTYXIJSaovtpikxuABEZHIKMNOPTYX"
 _TO_LATIN = str.maketrans(_CYR_GREEK, _LATIN_LOOK)
+#: `str.translate` table: Cyrillic and Greek letters that look like Latin ones, to those (one
+#: character for one, so positions in a text stay where they were).
+LOOKALIKES_TO_LATIN = _TO_LATIN
 _TO_CYRILLIC = str.maketrans("aeopcyxiABEKMHOPCTX", "аеорсухіАВЕКМНОРСТХ")
 _WORD = re.compile(r"[^\W\d_]+")
 _LATIN = re.compile(r"[a-zA-Z\u00c0-\u024f]")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,31 +50,43 @@ class EventBus:
     """Fan-out of guard events to subscribed sinks (thread-safe; sinks never raise out)."""
 
     def __init__(self, on_error: Callable[[EventSink, BaseException], None] | None = None) -> None:
-        self._sinks: list[EventSink] = []
+        self._sinks: list[tuple[EventSink, frozenset[str] | None]] = []
         self._lock = threading.Lock()
         self._on_error = on_error
 
-    def subscribe(self, sink: EventSink) -> Callable[[], None]:
-        """Add `sink`; returns a function that removes it again."""
+    def subscribe(self, sink: EventSink, kinds: Iterable[str] | None = None) -> Callable[[], None]:
+        """Add `sink` (for the events of `kinds` only, when given); returns a function that
+        removes it again."""
+        entry = (sink, frozenset(kinds) if kinds is not None else None)
         with self._lock:
-            self._sinks.append(sink)
+            self._sinks.append(entry)
 
         def unsubscribe() -> None:
             with self._lock:
-                if sink in self._sinks:
-                    self._sinks.remove(sink)
+                if entry in self._sinks:
+                    self._sinks.remove(entry)
 
         return unsubscribe
+
+    def __contains__(self, sink: object) -> bool:
+        """Whether `sink` is subscribed (for any kinds)."""
+        with self._lock:
+            return any(subscribed is sink for subscribed, _ in self._sinks)
 
     @property
     def active(self) -> bool:
         """Whether any sink listens (emitters may skip building an event when none does)."""
         return bool(self._sinks)
 
+    def wants(self, kind: str) -> bool:
+        """Whether a sink listens for events of `kind` (a ``step`` event costs a redacted copy of
+        the step: built only when someone takes it)."""
+        return any(kinds is None or kind in kinds for _, kinds in list(self._sinks))
+
     def emit(self, event: GuardEvent) -> None:
-        """Deliver `event` to every sink, in subscription order."""
+        """Deliver `event` to every sink that takes its kind, in subscription order."""
         with self._lock:
-            sinks = list(self._sinks)
+            sinks = [sink for sink, kinds in self._sinks if kinds is None or event.kind in kinds]
         for sink in sinks:
             try:
                 sink(event)

@@ -8,7 +8,6 @@ import datetime
 import hashlib
 import ipaddress
 import json
-import socket
 import ssl
 import urllib.error
 import urllib.request
@@ -99,25 +98,6 @@ def make_certs(directory: Path, addresses: list[str]) -> Certs:
     )
     paths.pins = (_spki_pin(cert), _spki_pin(ca_cert))
     return paths
-
-
-def non_loopback_address() -> str | None:
-    """An IPv4 address of this machine other than loopback (None when it has none)."""
-    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing address
-        address = probe.getsockname()[0]
-    except OSError:
-        return None
-    finally:
-        probe.close()
-    try:
-        ours = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        ours.bind((address, 0))
-        ours.close()
-    except OSError:
-        return None
-    return None if ipaddress.ip_address(address).is_loopback else address
 
 
 class Api:

@@ -2,7 +2,7 @@
 agent, host and status, approvals routed to whoever watches (the first answer wins), guards
 that fail closed when the console goes away, and hostile agent names shown as text.
 
-The console listens on a non-loopback address of this machine with a certificate made by the
+The console listens on 127.0.0.1 over real TLS with a certificate made by the
 test (a CA of its own, which guards trust through ``PAGEWARDEN_CONSOLE_CA`` and Chromium by
 its SPKI pin); guards run in processes of their own.
 """
@@ -29,13 +29,16 @@ from playwright.async_api import Browser, BrowserContext, async_playwright
 from pagewarden import Action, ApprovalRequired, ElementFacts, Guard, Observation
 from pagewarden._browser import chromium_launch_options
 from pagewarden.console import Console, ConsoleUnavailable
+from pagewarden.console._access import Access
 from pagewarden.testing import LocalSite
-from tests.console._fleet import Api, Certs, make_certs, non_loopback_address
+from tests.console._fleet import Api, Certs, make_certs
 from tests.console.conftest import Person, consent
 
 pytestmark = pytest.mark.browser
 
-ADDRESS = non_loopback_address() or "127.0.0.1"  # 127.0.0.1 only on a machine with no other
+#: Tests connect to loopback only: the console runs over real TLS on 127.0.0.1; binding beyond
+#: loopback is tested by the refusal alone (`test_a_console_beyond_loopback_needs_tls`-style tests).
+ADDRESS = "127.0.0.1"
 AGENT = Path(__file__).with_name("fleet_agent.py")
 ROOT = Path(__file__).parents[2]
 
@@ -47,7 +50,7 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Certs:
 
 @pytest.fixture
 async def fleet(certs: Certs, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Console]:
-    """A console over TLS on a non-loopback address; guards here trust the test CA."""
+    """A console over TLS (on loopback: tests connect nowhere else); guards here trust the test CA."""
     monkeypatch.setenv("PAGEWARDEN_CONSOLE_CA", str(certs.ca))
     async with Console(host=ADDRESS, tls_cert=certs.cert, tls_key=certs.key, approval_timeout=60) as console:
         yield console
@@ -166,8 +169,12 @@ async def test_behind_a_proxy_the_public_name_is_the_console() -> None:
         assert await asyncio.to_thread(get, "evil.test") == 403  # a rebound name
         # beyond loopback only the public name (a loopback bind keeps its own names, for the
         # proxy on the same machine)
-        direct = 200 if ADDRESS == "127.0.0.1" else 403
-        assert await asyncio.to_thread(get, f"{ADDRESS}:{console.port}") == direct
+        assert await asyncio.to_thread(get, f"{ADDRESS}:{console.port}") == 200
+        # bound beyond loopback behind a proxy, the public name is the only one (checked without
+        # binding there: tests connect to loopback only)
+        beyond = Access("f" * 32, "v" * 32, "192.0.2.10", behind_proxy=True, public_url="https://console.fleet.test")
+        beyond.port = 8765
+        assert beyond.hosts() == {"console.fleet.test", "console.fleet.test:443"}
         assert await asyncio.to_thread(get, "console.fleet.test", "https://console.fleet.test") == 404
         assert await asyncio.to_thread(get, "console.fleet.test", "https://evil.test") == 403
 
@@ -259,9 +266,12 @@ async def test_a_fleet_over_tls(
         first = sessions[agents[0]]
         await billing.page.locator(f"#inbox li[data-session='{first}'] button.approve").click()
         assert await _line(procs[0], "ANSWER") == "ANSWER True"
-        other = everyone.page.locator(f"#inbox li[data-session='{first}']:not([data-status='pending'])")
+        # … under "Recently answered", no longer under "Waiting for approval"
+        other = everyone.page.locator(f"#answered li[data-session='{first}']:not([data-status='pending'])")
         await other.wait_for()
         assert await other.locator("button.approve").count() == 0
+        assert await everyone.page.locator(f"#inbox li[data-session='{first}']").count() == 0
+        assert "(console)" in await other.inner_text()  # who answered: the shared full token
         approval_id = await other.get_attribute("data-approval")
         late = await asyncio.to_thread(
             api.call, "POST", f"/api/sessions/{first}/approvals/{approval_id}", full, {"approved": False}

@@ -66,6 +66,29 @@ async def test_ask_approved_in_console_runs_the_action(
     assert "approved by approver" in await step.inner_text()
 
 
+async def test_the_live_view_shows_the_page_while_an_approval_waits(
+    context: BrowserContext, supervised: Any, console: Console, person: Person
+) -> None:
+    """Nobody watched when the agent asked: the person sees the approval under "Waiting for
+    approval", opens the session, and the live view shows the page the agent waits on (the
+    screencast runs only while someone watches), not "no picture yet"."""
+    guard, page = await _agent(context, supervised, policies=[consent("Publish release")])
+    await person.open(console.url)  # the list, no session open: nobody watches this one
+    click = asyncio.create_task(page.click("#publish"))
+    routed = person.page.locator(f"#inbox li[data-session='{guard.session_id}'][data-status='pending']")
+    await routed.wait_for()
+    await routed.locator("button.open").click()
+    await person.page.locator("#frame[data-n]").wait_for()
+    assert await person.page.locator("#frame").get_attribute("src")
+    card = person.page.locator(".approval[data-status='pending']")
+    await card.locator("button.approve").click()
+    await click
+    # answered: it left "Waiting for approval" for "Recently answered"
+    await person.page.locator(f"#answered li[data-session='{guard.session_id}']").wait_for()
+    assert await person.page.locator(f"#inbox li[data-session='{guard.session_id}']").count() == 0
+    assert not person.errors
+
+
 async def test_ask_denied_in_console_raises(
     context: BrowserContext, supervised: Any, console: Console, person: Person
 ) -> None:

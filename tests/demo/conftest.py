@@ -50,10 +50,3 @@ async def guarded_result(demo_out: Path) -> DemoResult:
 async def unguarded_result(demo_out: Path) -> DemoResult:
     """Every scenario's naive agent on raw pages."""
     return await run_demo_async(demo_out / "unguarded", guarded=False)
-
-
-@pytest.fixture(scope="session")
-async def proxied_result(demo_out: Path) -> DemoResult:
-    """Every scenario, guarded, each run through its own network layer (`pagewarden demo`'s
-    default)."""
-    return await run_demo_async(demo_out / "proxied", guarded=True, proxy=True)

@@ -239,18 +239,6 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_every_row_passes_through_the_network_layer(proxied_result: DemoResult) -> None:
-    """`pagewarden demo` runs through the proxy by default: every attack still stopped, every
-    benign task done, each run's requests judged by its own proxy, nothing at evil.test."""
-    runs = proxied_result.runs
-    failing = [f"{r.scenario.id}/{r.agent}: {r.summary} [{_steps(r)}]" for r in runs if not r.ok]
-    assert not failing, "\n".join(failing)
-    assert len(proxied_result.runs) == sum(2 if s.naive is not None else 1 for s in SCENARIOS)
-    for run in proxied_result.runs:
-        assert run.proxied_requests, f"{run.scenario.id}/{run.agent}: no request went through the proxy"
-        assert run.evil_received == []
-
-
 def test_cli_demo_guarded_exit_status(tmp_path: Path) -> None:
     """With a model (a scripted one that finds nothing): the table, results.json and the report
     name it and count its calls (the demo said "no LLM" whatever judged)."""

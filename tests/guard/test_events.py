@@ -51,3 +51,24 @@ def test_a_failing_sink_does_not_break_the_step() -> None:
     verdict = guard.check(_step(guard, "http://app.test/"))
     assert verdict.allowed
     assert seen == ["step"]
+
+
+def test_a_sink_of_some_kinds_gets_only_those_and_costs_no_step_copy(monkeypatch) -> None:
+    """`subscribe(sink, kinds=...)`: the sink gets only those events, and a guard whose sinks take
+    no ``step`` event builds no redacted copy of each step (no trace line is made)."""
+    import pagewarden.guard._guard as guard_module
+
+    made: list[int] = []
+    real = guard_module.trace_record
+    monkeypatch.setattr(guard_module, "trace_record", lambda *a, **k: made.append(1) or real(*a, **k))
+    network: list[GuardEvent] = []
+    guard = Guard()
+    guard.subscribe(network.append, kinds=("network",))
+    guard.check(_step(guard, "http://app.test/docs"))
+    guard.emit("network", {"url": "http://evil.test/", "rule": "domain_deny"})
+    guard.emit("policies", {"policies": 1})
+    assert [e.kind for e in network] == ["network"] and made == []
+    steps: list[GuardEvent] = []
+    guard.subscribe(steps.append)
+    guard.check(_step(guard, "http://app.test/docs"))
+    assert [e.kind for e in steps] == ["step"] and made == [1] and len(network) == 1

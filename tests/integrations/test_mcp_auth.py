@@ -292,6 +292,8 @@ async def _cli(home: Path, *args: str) -> AsyncIterator[tuple[str, list[str]]]:
         yield f"http://127.0.0.1:{port}/mcp", lines
     finally:
         process.terminate()
+        if process.stderr is not None:  # the rest of what it printed, to the end
+            lines.append((await asyncio.wait_for(process.stderr.read(), 60)).decode())
         await asyncio.wait_for(process.wait(), 60)
 
 
@@ -308,6 +310,7 @@ async def test_the_cli_makes_a_token_once_on_loopback(tmp_path: Path) -> None:
             assert (await client.list_tools()).tools
         async with httpx.AsyncClient(timeout=30) as raw:
             assert (await raw.post(url, json=initialize_request(), headers=MCP_HEADERS)).status_code == 401
+    assert "Traceback" not in "".join(first)  # a client that disconnects is no error
     async with _cli(home) as (url, again):
         assert token not in "".join(again) and str(token_file) in "".join(again)  # printed once only
         assert token_file.read_text().strip() == token

@@ -186,6 +186,8 @@ async def test_page_scripts_are_refused_without_a_console(site: LocalSite, tmp_p
     assert result.isError
     text = text_of(result)
     assert text.startswith("pagewarden refused this action.") and "no pagewarden console supervises" in text
+    # guidance an MCP model can follow: no tool of another framework, its own reply to the user instead
+    assert "send_msg_to_user" not in text and "in your reply" in text
     async with mcp_session(_options(site, tmp_path, evaluate=False)) as (client, _):
         assert "browser_evaluate" not in {t.name for t in (await client.list_tools()).tools}
 
@@ -245,7 +247,8 @@ async def _supervised(site: LocalSite, tmp_path: Path, console_url: str) -> None
             result = await asyncio.wait_for(call, 60)
             await browser.close()
     assert not result.isError, text_of(result)
-    assert "evaluate result: 42" in text_of(result)
+    # the result is a fenced line of its own, not a "Page Title" (the page's title is "Form")
+    assert "\n42\n<<<END UNTRUSTED PAGE" in text_of(result) and "Page Title" not in text_of(result)
 
 
 async def test_close_then_the_next_call_starts_a_new_browser(site: LocalSite, tmp_path: Path) -> None:

@@ -276,3 +276,29 @@ async def test_mouse_move_is_judged_as_a_hover(page: Page) -> None:
     assert guard.session.previous is not None and guard.session.previous.action.kind == "hover"
     await guarded.mouse.move(*await _center(guarded, "#safe"))  # a move elsewhere runs
     assert guard.session.history[-1].kind == "hover"
+
+
+async def test_mouse_down_is_judged_where_the_pointer_is_after_a_detaching_swap(page: Page) -> None:
+    """A page that replaces the element under the pointer on ``pointerover`` sends the move's
+    ``mousemove`` to the detached node, never to the window: the press must still be judged at
+    the point the pointer moved to (the element that receives it), not at the previous one."""
+    guard = Guard(DANGER)
+    guarded = guard.wrap(page)
+    await guarded.goto("http://app.test/actions.html")
+    await page.evaluate(
+        """() => { document.body.innerHTML =
+          '<button id="a" style="position:absolute;left:10px;top:10px;width:100px;height:40px">' +
+          'Safe</button>' +
+          '<span id="slot" style="position:absolute;left:200px;top:10px"><button id="b" ' +
+          'style="width:100px;height:40px">Save</button></span>';
+        document.getElementById('b').addEventListener('pointerover', () => {
+          slot.innerHTML = '<button style="width:100px;height:40px" onclick="window.hit = 1">Danger</button>';
+        }, {once: true}); }"""
+    )
+    await guarded.mouse.move(60, 30)
+    await guarded.mouse.down()
+    await guarded.mouse.up()
+    await guarded.mouse.move(250, 30)  # "Save" when the move is judged; "Danger" when it lands
+    with pytest.raises(ApprovalRequired):
+        await guarded.mouse.down()
+    assert await page.evaluate("window.hit") is None

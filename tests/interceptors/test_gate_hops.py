@@ -117,6 +117,10 @@ async def _act(guarded: Any) -> GuardError | None:
     return None
 
 
+def _gate_events(events: list[Any]) -> list[Any]:
+    return [e for e in events if e.kind == "network" and e.data.get("layer") == "gate"]
+
+
 async def _blocked(guarded: Any, earlier: GuardError | None) -> ActionBlocked:
     """The BLOCK the agent hears for a refusal: at its next call, or already at `earlier`."""
     if isinstance(earlier, ActionBlocked):
@@ -160,13 +164,14 @@ async def test_a_redirect_hop_to_a_refused_host_never_leaves(
     assert _reached(hops, "evil.test", mark) == []
     assert all(not p.url.startswith("http://evil.test") for p in page.context.pages)
     assert all(not f.url.startswith("http://evil.test") for p in page.context.pages for f in p.frames)
-    gate_events = [e for e in events if e.kind == "network" and e.data.get("layer") == "gate"]
     if starter == "iframe":
         # a frame inside the page, not the tab, went there: recorded, never raised at the agent
-        assert any(e.data.get("host") == "evil.test" and e.data.get("subframe") for e in gate_events)
+        assert await _until(lambda: any(e.data.get("host") == "evil.test" and e.data.get("subframe")
+                                        for e in _gate_events(events)))  # fmt: skip
         await guarded.hover("body")
         return
     blocked = await _blocked(guarded, earlier)
+    gate_events = _gate_events(events)  # (the refusal's event comes before the agent hears of it)
     finding = blocked.verdict.findings[0]
     assert (finding.policy_id, finding.rule) == ("T-0", "network:domain_allow")
     assert "evil.test" in blocked.verdict.explanation

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+import pagewarden
 from pagewarden._browser import chromium_launch_options
 from pagewarden.interceptors import Guarded
-from pagewarden.sync_api import ActionBlocked, ApprovalRequired, Guard
+from pagewarden.sync_api import ActionBlocked, ApprovalRequired, Guard, approve_all
 from pagewarden.testing import LocalSite
 from tests.heard import heard_sync
 
@@ -135,3 +138,46 @@ def test_sync_reads_go_over_cdp_in_the_utility_world(sync_page: Page) -> None:
         page.locator("#danger").click()
     page.fill("#stext", "fine")
     assert _events(page) == ["safe-click", "safe-input:fine"]
+
+
+def _sync_failure(call: Any, page: Any) -> BaseException:
+    try:
+        call(page)
+    except Exception as exc:  # noqa: BLE001 - compared by the caller
+        return exc
+    raise AssertionError("the call did not fail")
+
+
+def test_sync_drop_in_passes_results_callbacks_and_errors_through(sync_browser: Browser) -> None:
+    """The drop-in under the sync API (see test_dropin.py): a result that contains itself, a
+    callback taking fewer arguments than the page passes, and Playwright's own errors (message
+    and stack) for calls that fail, in monitor mode (which runs them) and enforce mode (which
+    cannot observe them: it raises what Playwright raises, without running anything)."""
+    context = sync_browser.new_context()
+    try:
+        raw = context.new_page()
+        raw.set_content("<input type=file><input type=file>")
+        for mode in ("monitor", "enforce"):
+            permissive = {} if mode == "monitor" else {"baseline": False, "approver": approve_all}
+            guard = Guard(mode=mode, **permissive)
+            page = guard.wrap(context.new_page())
+            calls: list[Any] = []
+            page.expose_function("noArgs", lambda: calls.append("no-args"))  # noqa: B023
+            page.set_content("<input type=file><input type=file>")
+            got = page.evaluate("() => { const o = {n: 1}; o.self = o; window.noArgs(1, 2); return o; }")
+            assert got["self"] is got and got["n"] == 1
+            page.evaluate("() => 1")  # (the binding's call has come back by now)
+            assert calls == ["no-args"]
+            assert repr(page.locator("input")) == repr(raw.locator("input"))
+            for call in (
+                lambda p: p.locator("button").click(timeout=42),
+                lambda p: p.click("div[[[", timeout=timedelta(milliseconds=500)),
+                lambda p: p.locator("input").set_input_files([]),
+            ):
+                expected, failed = _sync_failure(call, raw), _sync_failure(call, page)
+                assert type(failed) is type(expected) and str(failed) == str(expected), mode
+                assert page._pw_shared.facts_reader not in str(failed)
+                package = str(Path(pagewarden.__file__).parent) + os.sep
+                assert __file__ in (failed.stack or "") and package not in (failed.stack or "")
+    finally:
+        context.close()

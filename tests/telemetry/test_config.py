@@ -68,9 +68,9 @@ def test_providers_as_a_pair_or_a_config_and_bad_arguments() -> None:
 def test_close_unsubscribes() -> None:
     memory = Memory.new()
     guard = Guard(telemetry=memory.pair)
-    assert guard.telemetry in guard.events._sinks
+    assert guard.telemetry in guard.events
     guard.close()
-    assert guard.telemetry not in guard.events._sinks
+    assert guard.telemetry not in guard.events
 
 
 _WITHOUT_OTEL = """

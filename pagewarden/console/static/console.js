@@ -93,6 +93,7 @@
     stepIndexes.clear();
     $("steps").replaceChildren();
     $("network").replaceChildren();
+    $("background-count").textContent = "0";
     $("approvals").replaceChildren();
     if (!detail) { showDetail(false); return; }
     showDetail(true);
@@ -247,10 +248,18 @@
       if (n[key] !== undefined && n[key] !== null && n[key] !== "") parts.push(key + ": " + clip(n[key], 300));
     }
     if (!parts.length) parts.push(clip(JSON.stringify(n), 600));
-    const li = el("li", "network page-text", parts.join(" · "));
+    // Chromium's own background traffic (updates, accounts, safe browsing) carries no session
+    // token: the proxy refuses it as no_session. It is not the agent's: hidden unless asked for.
+    const background = n.rule === "no_session";
+    const li = el("li", "network page-text" + (background ? " background" : ""), parts.join(" · "));
     $("network").prepend(li);
     while ($("network").children.length > 300) $("network").lastChild.remove();
+    $("background-count").textContent = String($("network").querySelectorAll("li.background").length);
   }
+
+  $("show-background").addEventListener("change", (event) => {
+    $("network").classList.toggle("hide-background", !event.currentTarget.checked);
+  });
 
   function renderApprovals() {
     const box = $("approvals");
@@ -342,6 +351,7 @@
     const done = views.filter((v) => v.approval.status !== "pending").slice(-5);
     for (const v of views) if (v.approval.status !== "pending" && !done.includes(v)) inbox.delete(v.approval.id);
     const items = [];
+    const answered = [];
     for (const view of [...pending, ...done.reverse()]) {
       const a = view.approval;
       const isPending = a.status === "pending";
@@ -375,10 +385,13 @@
       }
       row.append(el("span", "error"));
       card.append(row);
-      items.push(card);
+      (isPending ? items : answered).push(card);
     }
+    // "Waiting for approval" holds what waits; an answered one moves to "Recently answered"
     $("inbox").replaceChildren(...items);
     $("no-inbox").hidden = items.length > 0;
+    $("answered").replaceChildren(...answered);
+    $("answered-box").hidden = answered.length === 0;
   }
 
   function tick() {

@@ -8,27 +8,35 @@ docs/guides/mcp.md.
 """
 
 from pagewarden.integrations.mcp._clients import Client, Clients, ClientsError, local_token, token_digest
+from pagewarden.integrations.mcp._errors import ToolFailure
 from pagewarden.integrations.mcp._options import HttpOptions, ServerOptions
-from pagewarden.integrations.mcp._server import GuardedBrowserServer, ToolFailure
+from pagewarden.integrations.mcp._secrets import NamedSecret, SecretBook, SecretsFileError, load_secrets
+from pagewarden.integrations.mcp._server import GuardedBrowserServer
 from pagewarden.integrations.mcp._session import McpSession
 from pagewarden.integrations.mcp._snapshot import PageState, Removed, fence_page, strip_instructions
+from pagewarden.integrations.mcp._tools import CAPABILITIES
 from pagewarden.integrations.mcp._transports import check_http, endpoint_url, http_app, run_http, run_stdio
 
 __all__ = [
+    "CAPABILITIES",
     "Client",
     "Clients",
     "ClientsError",
     "GuardedBrowserServer",
     "HttpOptions",
     "McpSession",
+    "NamedSecret",
     "PageState",
     "Removed",
+    "SecretBook",
+    "SecretsFileError",
     "ServerOptions",
     "ToolFailure",
     "check_http",
     "endpoint_url",
     "fence_page",
     "http_app",
+    "load_secrets",
     "local_token",
     "run_http",
     "run_stdio",

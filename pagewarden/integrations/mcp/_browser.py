@@ -29,6 +29,7 @@ from pagewarden._launch import (
 )
 from pagewarden._userdir import config_dir
 from pagewarden.guard import Guard
+from pagewarden.integrations.mcp._logs import SessionLog
 from pagewarden.integrations.mcp._options import ServerOptions
 
 __all__ = ["BrowserSession", "ModalState", "SharedBrowser", "profile_dir"]
@@ -168,6 +169,8 @@ class BrowserSession:
         self._modal_event = asyncio.Event()
         self._background: set[asyncio.Future[Any]] = set()
         self._start_lock = asyncio.Lock()
+        #: the console messages and requests of this session's context, with their verdicts
+        self.log = SessionLog(guard)
 
     # -- life cycle --------------------------------------------------------------------
     @property
@@ -219,6 +222,7 @@ class BrowserSession:
                 first = raw.pages[0] if raw.pages else await raw.new_page()
                 self.context = self.guard.wrap(raw) if self.guard is not None else raw
                 self._stack = stack
+                self.log.attach(raw)
             except BaseException:
                 await stack.aclose()
                 raise
@@ -274,6 +278,7 @@ class BrowserSession:
         self.context = None
         self.tabs = []
         self.modal = None
+        self.log.detach_context()
         for task in list(self._background):
             task.cancel()
         if stack is not None:

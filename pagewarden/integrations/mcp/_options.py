@@ -37,6 +37,11 @@ class ServerOptions:
     in the working directory), `upload_dirs` (the only directories ``browser_file_upload`` may
     read from; default the working directory). `evaluate` offers ``browser_evaluate`` (every
     call still goes to the guard, whose baseline asks a person for page scripts).
+
+    Playwright MCP's: `caps` (``--caps``: extra tool sets; ``vision`` offers the coordinate
+    tools), `secrets` (``--secrets``: a dotenv file of secrets the model types by name, each
+    allowed only to the domains its ``# domains:`` comment names; see
+    `pagewarden.integrations.mcp.load_secrets`).
     """
 
     headless: bool = True
@@ -61,6 +66,8 @@ class ServerOptions:
     navigation_timeout_ms: float = 60000
     guard: bool = True
     shared_context: bool = False
+    caps: tuple[str, ...] = ()
+    secrets: Path | None = None
 
     @property
     def offers_set_goal(self) -> bool:

@@ -49,7 +49,7 @@ class McpSession:
     tokens); `policies` the loaded policy sets its guard judges with (the server's, then its
     client's); `record` the server's ``--record`` directory (one subdirectory per session with
     `record_per_session`); `guard` given: the session uses that guard (a shared session) and does
-    not close it.
+    not close it; `secrets` the server's ``--secrets`` book, registered with the guard it makes.
     """
 
     def __init__(
@@ -62,6 +62,7 @@ class McpSession:
         record: Path | None = None,
         record_per_session: bool = True,
         guard: Guard | None = None,
+        secrets: Any = None,
     ) -> None:
         self.id = uuid.uuid4().hex[:12]
         self.options = options
@@ -71,6 +72,8 @@ class McpSession:
         self.record_per_session = record_per_session
         self.shared = shared
         self.guard = guard
+        #: the server's --secrets (a `SecretBook`), registered with the session's guard
+        self.secrets = secrets
         self._own_guard = guard is None
         named = client.name if client is not None else None
         self.agent_name: str | None = guard.agent_name if guard is not None else named
@@ -117,7 +120,7 @@ class McpSession:
     def make_guard(self) -> Guard:
         """This session's guard, as the server's options and the session's client say (the one
         place a session's guard is configured)."""
-        return Guard(
+        guard = Guard(
             policies=list(self.policies) or None,
             goal=self.goal,
             llm=self.options.llm,
@@ -126,6 +129,9 @@ class McpSession:
             agent_name=self.agent_name,
             session_id=self.id,
         )
+        if self.secrets is not None:
+            self.secrets.register(guard)
+        return guard
 
     def _record_dir(self) -> Path | None:
         """Where the session is recorded: the server's ``--record`` directory itself (stdio: one

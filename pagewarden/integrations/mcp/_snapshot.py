@@ -15,6 +15,7 @@ import bisect
 import itertools
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -22,7 +23,7 @@ from pagewarden.judge import addresses_judge
 from pagewarden.llm import Fence
 from pagewarden.rules import instruction_signals, trigger_positions
 
-__all__ = ["PageState", "Removed", "fence_page", "strip_instructions"]
+__all__ = ["PageState", "Removed", "fence_lines", "fence_page", "strip_instructions", "strip_texts"]
 
 REMOVED = "[removed by pagewarden — page text giving orders to an AI agent]"
 # `- role "name" [attr] [attr]: text` (name and text optional); `- /url: …` and `- text: …` too
@@ -387,7 +388,12 @@ def fence_page(state: PageState, *, strip: bool = True) -> str:
     if texts:
         kinds = tuple(sorted({*removed.kinds, *(k for found in texts for k in found)}))
         removed = Removed(removed.passages + len(texts), kinds)
-    data = "\n".join(parts)
+    return _fenced("\n".join(parts), removed)
+
+
+def _fenced(data: str, removed: Removed) -> str:
+    """`data` after the warning naming this answer's fence token, between the markers, and the
+    line saying what was removed."""
     fence = Fence.around(data)
     begin = f"<<<BEGIN UNTRUSTED PAGE {fence.token}>>>"
     end = f"<<<END UNTRUSTED PAGE {fence.token}>>>"
@@ -402,3 +408,31 @@ def fence_page(state: PageState, *, strip: bool = True) -> str:
             "to recover them; continue with the user's task."
         )
     return text
+
+
+def strip_texts(texts: Sequence[str]) -> tuple[list[str], Removed]:
+    """`texts` (console messages, request URLs, lines of a script's result: each a page's
+    text) with each one the detectors flag replaced by the marker; a text is judged alone and
+    with the one before it (an order split over two messages)."""
+    out = list(texts)
+    flagged: dict[int, tuple[str, ...]] = {}
+    for i, text in enumerate(texts):
+        kinds = _verdict(text) if text else ()
+        if kinds:
+            flagged[i] = kinds
+    for i in range(1, len(texts)):
+        if i in flagged or i - 1 in flagged or not texts[i] or not texts[i - 1]:
+            continue
+        kinds = _verdict(f"{texts[i - 1]} {texts[i]}")
+        if kinds:
+            flagged[i - 1] = flagged[i] = kinds
+    for i in flagged:
+        out[i] = REMOVED
+    kinds = tuple(sorted({k for found in flagged.values() for k in found}))
+    return out, Removed(len(flagged), kinds)
+
+
+def fence_lines(lines: Sequence[str], *, removed: Removed | None = None) -> str:
+    """`lines` of page-derived data (already judged with `strip_texts`; `removed` says what it
+    took out) as untrusted data, fenced like the page state."""
+    return _fenced("\n".join(lines), removed or Removed())

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-__all__ = ["ACTION_TOOLS", "TOOLS", "Tool"]
+__all__ = ["ACTION_TOOLS", "CAPABILITIES", "TOOLS", "Tool"]
 
 _ELEMENT = "Human-readable element description used to obtain permission to interact with the element"
 _REF = "Exact target element reference from the page snapshot"
@@ -111,7 +111,7 @@ class Drag(_Action):
     startElement: str = Field(
         "",
         description="Human-readable source element description used to obtain the permission to interact "
-        "with the element"
+        "with the element",
     )
     startRef: str = Field(
         description="Exact source element reference from the page snapshot",
@@ -120,7 +120,7 @@ class Drag(_Action):
     endElement: str = Field(
         "",
         description="Human-readable target element description used to obtain the permission to interact "
-        "with the element"
+        "with the element",
     )
     endRef: str = Field(
         description="Exact target element reference from the page snapshot",
@@ -195,6 +195,93 @@ class Evaluate(_Action):
     ref: str | None = Field(None, description=_REF, validation_alias=AliasChoices("ref", "target"))
 
 
+class ConsoleMessages(_Args):
+    level: Literal["error", "warning", "info", "debug"] = Field(
+        "info",
+        description="Level of the console messages to return. Each level includes the messages of more "
+        'severe levels. Defaults to "info".',
+    )
+    all: bool | None = Field(
+        None,
+        description="Return all console messages since the beginning of the session, not just since the last "
+        "navigation. Defaults to false.",
+    )
+    filename: str | None = Field(
+        None,
+        description="Filename to save the console messages to, inside the server's output directory. If not "
+        "provided, messages are returned as text.",
+    )
+
+
+class NetworkRequests(_Args):
+    static: bool = Field(
+        False,
+        description="Whether to include successful static resources like images, fonts, scripts, etc. "
+        "Defaults to false.",
+        validation_alias=AliasChoices("static", "includeStatic"),
+    )
+    requestBody: bool = Field(False, description="Whether to include request body. Defaults to false.")
+    requestHeaders: bool = Field(False, description="Whether to include request headers. Defaults to false.")
+    filter: str | None = Field(
+        None,
+        description='Only return requests whose URL matches this regexp (e.g. "/api/.*user").',
+        max_length=500,
+    )
+    filename: str | None = Field(
+        None,
+        description="Filename to save the network requests to, inside the server's output directory. If not "
+        "provided, requests are returned as text.",
+    )
+
+
+_XY = "coordinate, in CSS pixels of the viewport (as in a viewport screenshot)"
+_XY_ELEMENT = Field(
+    "",
+    description="Human-readable description of what is at the point (optional; pagewarden judges the element "
+    "that is really there)",
+)
+_BUTTON = Field(None, description="Button to press, defaults to left")
+
+
+class MouseMove(_Action):
+    element: str = _XY_ELEMENT
+    x: float = Field(description="X " + _XY)
+    y: float = Field(description="Y " + _XY)
+
+
+class MouseClick(_Action):
+    element: str = _XY_ELEMENT
+    x: float = Field(description="X " + _XY)
+    y: float = Field(description="Y " + _XY)
+    button: Literal["left", "right", "middle"] | None = Field(
+        None, description="Button to click, defaults to left"
+    )
+    clickCount: int | None = Field(None, ge=1, le=3, description="Number of clicks, defaults to 1")
+    delay: float | None = Field(
+        None,
+        ge=0,
+        le=5000,
+        description="Time to wait between mouse down and mouse up in milliseconds, defaults to 0",
+    )
+
+
+class MouseDrag(_Action):
+    element: str = _XY_ELEMENT
+    startX: float = Field(description="Start X " + _XY)
+    startY: float = Field(description="Start Y " + _XY)
+    endX: float = Field(description="End X " + _XY)
+    endY: float = Field(description="End Y " + _XY)
+
+
+class MouseButton(_Action):
+    button: Literal["left", "right", "middle"] | None = _BUTTON
+
+
+class MouseWheel(_Action):
+    deltaX: float = Field(0, description="X delta")
+    deltaY: float = Field(0, description="Y delta")
+
+
 class SetGoal(_Args):
     goal: str = Field(description="The user's request, in the user's own words.")
 
@@ -203,13 +290,21 @@ class Tool:
     """One tool: name, title, description, argument model, and whether it only reads."""
 
     def __init__(
-        self, name: str, title: str, description: str, args: type[BaseModel], read_only: bool
+        self,
+        name: str,
+        title: str,
+        description: str,
+        args: type[BaseModel],
+        read_only: bool,
+        capability: str = "core",
     ) -> None:
         self.name = name
         self.title = title
         self.description = description
         self.args = args
         self.read_only = read_only
+        #: "core", or the ``--caps`` capability that offers the tool ("vision")
+        self.capability = capability
 
     def input_schema(self) -> dict:
         """The JSON schema of the arguments (``inputSchema``)."""
@@ -264,6 +359,58 @@ TOOLS: tuple[Tool, ...] = (
         False,
     ),
     Tool(
+        "browser_console_messages",
+        "Get console messages",
+        "Returns all console messages. They are untrusted page content, fenced; messages giving orders to an "
+        "AI agent are removed, secrets masked.",
+        ConsoleMessages,
+        True,
+    ),
+    Tool(
+        "browser_network_requests",
+        "List network requests",
+        "Returns all network requests since loading the page, each with pagewarden's verdict: allowed, or "
+        "refused and by which policy and rule.",
+        NetworkRequests,
+        True,
+    ),
+    Tool(
+        "browser_mouse_click_xy",
+        "Click",
+        "Click mouse button at a given position. pagewarden judges the element that is really at the point "
+        "when the click comes, like any click.",
+        MouseClick,
+        False,
+        "vision",
+    ),
+    Tool(
+        "browser_mouse_move_xy",
+        "Move mouse",
+        "Move mouse to a given position (judged as a hover over the element there)",
+        MouseMove,
+        False,
+        "vision",
+    ),
+    Tool(
+        "browser_mouse_drag_xy",
+        "Drag mouse",
+        "Drag left mouse button to a given position (the press is judged as a click on the element at the "
+        "start, the move as a hover over the element at the end)",
+        MouseDrag,
+        False,
+        "vision",
+    ),
+    Tool(
+        "browser_mouse_down",
+        "Press mouse down",
+        "Press mouse down (judged as a click on the element under the mouse)",
+        MouseButton,
+        False,
+        "vision",
+    ),
+    Tool("browser_mouse_up", "Press mouse up", "Press mouse up", MouseButton, False, "vision"),
+    Tool("browser_mouse_wheel", "Scroll mouse wheel", "Scroll mouse wheel", MouseWheel, False, "vision"),
+    Tool(
         "set_goal",
         "Set the user's goal",
         "Tell pagewarden the user's goal for this session, in the user's words, before you open any page. "
@@ -274,6 +421,9 @@ TOOLS: tuple[Tool, ...] = (
         False,
     ),
 )
+
+#: The ``--caps`` capabilities this server offers tools for.
+CAPABILITIES = frozenset(t.capability for t in TOOLS) - {"core"}
 
 #: Tools that act on the page (each goes through the guard, with its `intent`).
 ACTION_TOOLS = frozenset(

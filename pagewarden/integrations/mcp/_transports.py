@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -27,6 +28,19 @@ from pagewarden.integrations.mcp._server import GuardedBrowserServer
 __all__ = ["check_http", "endpoint_url", "http_app", "run_http", "run_stdio"]
 
 _WELL_KNOWN = "/.well-known/oauth-protected-resource"
+
+
+class _ClosedStreamNoise(logging.Filter):
+    """Drops the MCP SDK's traceback for a client's event stream that closed as its session
+    ended (``Error in standalone SSE writer`` with ``ClosedResourceError``): printed on every
+    disconnect, it reports nothing wrong."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (type(error).__name__ == "ClosedResourceError" and "SSE writer" in record.getMessage())
+
+
+_QUIET = _ClosedStreamNoise()
 
 
 async def run_stdio(server: GuardedBrowserServer) -> None:
@@ -136,6 +150,9 @@ def http_app(server: GuardedBrowserServer, options: HttpOptions | None = None) -
 
     options = options or HttpOptions()
     check_http(server, options)
+    sdk_log = logging.getLogger("mcp.server.streamable_http")
+    if _QUIET not in sdk_log.filters:
+        sdk_log.addFilter(_QUIET)
     manager = StreamableHTTPSessionManager(
         app=server.server,
         security_settings=_security(options),

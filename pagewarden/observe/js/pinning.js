@@ -211,7 +211,13 @@ function listen() {
   add(W, "auxclick", onClick, true);  // a middle click opens the link in a new tab
   add(W, "auxclick", onClick, false);
   // Where the mouse is (Playwright's hover leaves it there): mouse.down() acts at this point.
-  add(W, "mousemove", (event) => { if (isTrusted(event)) lastPointer = {x: clientXOf(event), y: clientYOf(event)}; }, true);
+  // Every pointer event of a move, in capture on the window, so the point is known before any
+  // handler of the page runs: a page that detaches the element under the pointer on
+  // `pointerover` gets no `mousemove` to the window at all (it goes to the detached node).
+  const pointed = (event) => { if (isTrusted(event)) lastPointer = {x: clientXOf(event), y: clientYOf(event)}; };
+  for (const type of ["pointerrawupdate", "pointerover", "pointerenter", "pointermove", "mouseover", "mousemove"]) {
+    add(W, type, pointed, true);
+  }
   add(W, "submit", onSubmit, true);
   add(W, "submit", onSubmit, false);
   if (W.navigation && NavigateEvent_) add(W.navigation, "navigate", onNavigate, false);

@@ -1,0 +1,35 @@
+"""Playwright's own tests on the guarded page: the quick selection CI runs (the whole set, the
+modules for pages, locators, frames, clicks, typing, input, focus, navigation and element
+handles, is `benchmarks/playwright_suite.py`'s; its results are in docs/explanations/benchmarks.md).
+
+The script unpacks the sdist scripts/setup fetched into a temporary directory, swaps the `page`
+and `context` fixtures, and runs each selected test raw, in monitor mode and in enforce mode
+with permissive policies, under the async and the sync API."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "playwright_suite.py"
+
+
+@pytest.mark.timeout(900)  # two pytest processes and browsers: about 40 s on an idle machine
+def test_playwrights_own_tests_cannot_tell_the_guarded_page_from_a_raw_one(tmp_path: Path) -> None:
+    out = tmp_path / "result.json"
+    command = [sys.executable, str(SCRIPT), "--quick", "--parallel", "--no-download",
+               "--workdir", str(tmp_path / "suite"), "--out", str(out)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert out.exists(), done.stdout[-4000:] + done.stderr[-4000:]
+    result = json.loads(out.read_text())
+    assert set(result["apis"]) == {"async", "sync"}
+    for api, data in result["apis"].items():
+        counts = data["counts"]
+        assert counts["raw"].get("passed", 0) >= 3, (api, counts)  # the selection runs, and passes raw
+        for mode in ("monitor", "enforce"):
+            assert counts[mode] == counts["raw"], (api, mode, data["passing_raw_failing_guarded"][mode])
+    assert done.returncode == 0, done.stdout[-4000:]
