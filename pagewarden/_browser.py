@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CHROMIUM_ARGS", "chromium_launch_options", "find_chromium"]
+__all__ = ["CHROMIUM_ARGS", "WEBRTC_NO_UDP", "chromium_launch_options", "find_chromium"]
 
 #: Flags for a quiet headless Chromium: no sandbox (containers), no background traffic.
 CHROMIUM_ARGS: tuple[str, ...] = (
@@ -20,6 +20,11 @@ CHROMIUM_ARGS: tuple[str, ...] = (
     "--disable-sync",
     "--disable-dev-shm-usage",
 )
+
+#: WebRTC sends no UDP (no host or server-reflexive candidates, no STUN/TURN datagrams, no
+#: connectivity checks): only TCP, through the browser's proxy when it has one. `launch` always
+#: passes it: without the network layer nothing would judge a datagram.
+WEBRTC_NO_UDP = "--webrtc-ip-handling-policy=disable_non_proxied_udp"
 
 
 def find_chromium() -> str | None:

@@ -12,7 +12,7 @@ from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextma
 from pathlib import Path
 from typing import Any
 
-from pagewarden._browser import chromium_launch_options
+from pagewarden._browser import WEBRTC_NO_UDP, chromium_launch_options
 from pagewarden.guard import Guard
 
 __all__ = [
@@ -64,41 +64,21 @@ def _launch_options(
 
         # behind the proxy the proxy resolves names (it got the host map), so Chromium does not
         return chromium_launch_options(headless=headless, extra_args=(*chromium_proxy_args(network), *args))
-    return chromium_launch_options(headless=headless, host_map=host_map, extra_args=args)
-
-
-def _gated(active: Guard) -> bool:
-    from pagewarden.interceptors import gate_needed
-
-    return gate_needed(active)
-
-
-def _gate_args(active: Guard, network: Any, args: tuple[str, ...]) -> tuple[str, ...]:
-    """`args` for a browser the navigation gate guards without the proxy: no shared workers
-    (Playwright's routes do not see their requests). Chromium keeps the last of repeated
-    switches, so the feature joins the caller's own ``--disable-blink-features``."""
-    if network is not None or not _gated(active):
-        return tuple(args)
-    flag = "--disable-blink-features="
-    theirs = [a for a in args if a.startswith(flag)]
-    if not theirs:
-        return (f"{flag}SharedWorker", *args)
-    merged = f"{theirs[-1]},SharedWorker"
-    return tuple(merged if a == theirs[-1] else a for a in args if a not in theirs[:-1])
+    # WebRTC's datagrams go around the browser layer: none are sent (its TCP relays are judged
+    # in the page: `pagewarden.interceptors`)
+    return chromium_launch_options(headless=headless, host_map=host_map, extra_args=(WEBRTC_NO_UDP, *args))
 
 
 def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[str, Any]:
     """The browser context's options; behind the proxy, its session token in every request
-    and no service workers (a worker registered by a page could answer the agent's later
-    navigations itself, and its own requests carry no session token)."""
+    (the tab ids of the per-tab grants ride on it; the session's own proxy port says which
+    session a request is, `_through`). Service workers and shared workers are left on: the
+    proxy judges their requests as the page's, and without it the navigation gate does (its
+    routes see a service worker's requests; its Content-Security-Policy and its DevTools session
+    a shared worker's, `pagewarden.interceptors`)."""
     result = dict(options or {})
     network = getattr(active, "network", None)
-    if network is None and _gated(active):
-        # without the proxy the navigation gate judges requests through Playwright's routes,
-        # which do not see a service worker's own requests
-        result.setdefault("service_workers", "block")
     if network is not None:
-        result.setdefault("service_workers", "block")
         from pagewarden.proxy import accept_language
 
         headers = {k: v for k, v in dict(result.get("extra_http_headers") or {}).items()
@@ -109,14 +89,26 @@ def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[s
     return result
 
 
-def _through(network: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """`options` with the context's own proxy set to the session proxy `network` (if any):
-    Chromium goes through it by its launch flags already; this also sends the context's API
-    client (``page.request``, ``context.request``, which runs in Playwright's driver and knows
-    no browser flag) through it, so the egress rules and the exfiltration filter see every
-    request of the session."""
+def _through(
+    active: Guard, network: Any, options: dict[str, Any], *, persistent: bool = False
+) -> dict[str, Any]:
+    """`options` with the context's own proxy set to the session's port of `network` (the
+    started session proxy, if any): everything the context sends — the page's requests, CORS
+    preflights, keepalive requests while it unloads, its workers' requests and scripts, and the
+    context's API client (``page.request``, ``context.request``, which runs in Playwright's driver
+    and knows no browser flag) — arrives there and is the session's, while the browser's own
+    traffic goes to the proxy's main port (the ``--proxy-server`` flag) and is refused.
+
+    A persistent profile (`persistent`) has one proxy setting for the browser's traffic and the
+    context's: both go to the main port, where the session token, or else a document or worker
+    named as the request's maker, tells the context's apart (``shares_main_port``)."""
     if network is not None:
-        options["proxy"] = {"server": network.url, "bypass": "<-loopback>"}
+        session = getattr(active, "network", None)
+        own = getattr(session, "proxy_url", None)
+        if persistent and session is not None:
+            session.shares_main_port = True
+        server = network.url if persistent or not own else own
+        options["proxy"] = {"server": server, "bypass": "<-loopback>"}
     return options
 
 
@@ -177,13 +169,11 @@ def proxied_context_options(
     active: Guard, server: Any, options: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """`browser.new_context` options sending the context through `server` (a started
-    `session_proxy(active)`) with the session's token, loopback not bypassed, no service
-    workers (for a browser from `per_context_proxy_launch_options`)."""
+    `session_proxy(active)`: the session's own port of it) with the session's token, loopback
+    not bypassed (for a browser from `per_context_proxy_launch_options`)."""
     if getattr(active, "network", None) is None:
         raise ValueError("the guard has no network session: start session_proxy(guard) first")
-    result = _context_options(options, active)
-    result["proxy"] = {"server": server.url, "bypass": "<-loopback>"}
-    return result
+    return _through(active, server, _context_options(options, active))
 
 
 def browser_options(
@@ -198,9 +188,8 @@ def browser_options(
     """The ``chromium.launch`` and ``browser.new_context`` keyword arguments `launch` uses for
     `active` (with `network`, its started session proxy, or None): for a framework that
     launches the browser itself (`pagewarden.integrations`)."""
-    args = _gate_args(active, network, tuple(browser_args))
-    launch_options = _launch_options(headless, host_map, args, network)
-    return launch_options, _through(network, _context_options(context_options, active))
+    launch_options = _launch_options(headless, host_map, tuple(browser_args), network)
+    return launch_options, _through(active, network, _context_options(context_options, active))
 
 
 def _network(active: Guard, proxy: Any, host_map: dict[str, int] | None, proxy_options: Any) -> Any:
@@ -262,6 +251,7 @@ async def browser_context(
                 options["channel"] = channel
             try:
                 if user_data_dir is not None:
+                    _through(active, network, context_kwargs, persistent=True)
                     context = await playwright.chromium.launch_persistent_context(
                         str(user_data_dir), **options, **context_kwargs
                     )
@@ -365,13 +355,12 @@ def launch_sync(
             with _driver_trusts_ca(network):  # the driver's environment is read at its start
                 playwright = stack.enter_context(sync_playwright())
             try:
-                args = _gate_args(active, network, tuple(browser_args))
-                options = _launch_options(headless, host_map, args, network)
+                options = _launch_options(headless, host_map, tuple(browser_args), network)
                 browser = playwright.chromium.launch(**options)
             except Error as exc:
                 raise _friendly(exc) from exc
             try:
-                options = _through(network, _context_options(context_options, active))
+                options = _through(active, network, _context_options(context_options, active))
                 context = browser.new_context(**options)
                 yield active.wrap(context.new_page())
             finally:

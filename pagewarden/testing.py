@@ -106,7 +106,7 @@ class LocalSite:
                 if self.command != "HEAD":
                     self.wfile.write(payload)
 
-            do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = _serve
+            do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _serve
 
             def do_CONNECT(self) -> None:
                 # As a browser's proxy: the tunnel is opened (and recorded); the plain HTTP

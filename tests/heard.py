@@ -33,3 +33,25 @@ def heard_sync(action: Callable[[], Any], then: Callable[[], Any]) -> ActionBloc
     with pytest.raises(ActionBlocked) as caught:
         then()
     return caught.value
+
+
+def refused_url(page: Any, part: str, count: int = 1, timeout: float = 20.0) -> bool:
+    """Whether the network layer of `page`'s guard refused a URL containing `part` (at least
+    `count` times), waiting up to `timeout` s: a refused navigation leaves the tab where it was,
+    so the refusal itself is what a test awaits."""
+    import time
+
+    session = page.guard.network
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if sum(part in r.url for r in list(session.refusals)) >= count:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+async def refused_url_async(page: Any, part: str, count: int = 1, timeout: float = 20.0) -> bool:
+    """`refused_url` without blocking the event loop."""
+    import asyncio
+
+    return await asyncio.to_thread(refused_url, page, part, count, timeout)

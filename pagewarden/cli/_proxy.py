@@ -90,8 +90,7 @@ def proxy_command(
     console.print(
         f"pagewarden proxy listening on {server.url}\n"
         f"  Chromium: chromium {quoted}\n"
-        f"  Playwright: chromium.launch(proxy={{'server': '{server.url}'}}, args=[{rest}]); "
-        "new_context(service_workers='block')\n"
+        f"  Playwright: chromium.launch(proxy={{'server': '{server.url}'}}, args=[{rest}])\n"
         f"  other clients: HTTP_PROXY/HTTPS_PROXY={server.url}; trust the CA {ca_dir() / CA_CERT} "
         "(`pagewarden ca` shows its pin, `--export FILE` copies it)\n"
         "  (the flags keep loopback, WebRTC's UDP and Chromium's own DNS look-ups in the proxy)\n"

@@ -81,6 +81,7 @@ from pagewarden.interceptors._csp import (
 )
 from pagewarden.interceptors._frames import FRAME_OWN, MONITORED, FrameActions, RefusalSignal, record_unraised
 from pagewarden.interceptors._hops import HopGate, Steps, drive_hops_async, drive_hops_sync
+from pagewarden.interceptors._webrtc import webrtc_hosts, webrtc_refusal, webrtc_script
 from pagewarden.rules import (
     AGENT_ACTIONS,
     NETWORK_POLICY,
@@ -328,6 +329,7 @@ class NavigationGate:
 
             async def route_async() -> None:
                 await drive_hops_async(self._install_csp(context))
+                await drive_hops_async(self._install_webrtc(context))
                 if self.pattern is not None:
                     await context.route(self.pattern, self._route_async)
                 if self.websocket_pattern is not None:
@@ -341,6 +343,7 @@ class NavigationGate:
 
         def route_sync() -> None:
             drive_hops_sync(self._install_csp(context))
+            drive_hops_sync(self._install_webrtc(context))
             if self.pattern is not None:
                 context.route(self.pattern, self._route_sync)
             if self.websocket_pattern is not None:
@@ -375,6 +378,35 @@ class NavigationGate:
             for frame in list(page.frames):
                 with contextlib.suppress(Exception):  # a frame navigating away gets the init script
                     yield Call(frame.evaluate, (script,))
+
+    def _install_webrtc(self, context: Any) -> Steps:
+        """Steps giving `context`'s documents the WebRTC judgement of the host rules (later ones by
+        an init script, loaded ones now; see `pagewarden.interceptors._webrtc`)."""
+        hosts = webrtc_hosts(self.rules) if self.enforce else None
+        if hosts is None:
+            return
+        binding = new_binding_name()
+        script = webrtc_script(hosts, binding)
+        try:
+            yield Call(context.expose_binding, (binding, self._webrtc_report))
+        except Exception as exc:  # noqa: BLE001 - refusals are then not reported (still refused)
+            self._csp_failed(exc, "webrtc reporting")
+        try:
+            yield Call(context.add_init_script, (script,))
+        except Exception as exc:  # noqa: BLE001
+            self._csp_failed(exc, "webrtc")
+            return
+        for page in list(context.pages):
+            for frame in list(page.frames):
+                with contextlib.suppress(Exception):  # a frame navigating away gets the init script
+                    yield Call(frame.evaluate, (script,))
+
+    def _webrtc_report(self, source: Any, payload: Any = None) -> None:
+        """A document's report of a WebRTC connection its script refused (the binding's callback),
+        judged again (`webrtc_refusal`) and recorded as the gate's refusal."""
+        refusal = webrtc_refusal(self.rules, payload)
+        if refusal is not None:
+            self.refused(refusal)
 
     def _csp_failed(self, exc: Exception, what: str) -> None:
         self.guard.log.warning(

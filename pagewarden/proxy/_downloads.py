@@ -54,7 +54,9 @@ def download_of(request: http.Request, response: http.Response) -> tuple[str, st
         response.headers.get("content-disposition", ""),
         response.headers.get("content-type", ""),
         request.path,
-        download_link=request.headers.get("sec-fetch-dest") == "empty",  # saved whatever its type
+        # the download manager's fetch of an ``<a download>``: saved whatever its type (a service
+        # worker's fetch of a navigation is ``empty`` too, but sends the navigation's ``Accept``)
+        download_link=request.headers.get("sec-fetch-dest") == "empty" and "accept" not in request.headers,
     )
 
 

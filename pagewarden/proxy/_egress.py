@@ -63,16 +63,18 @@ def initiator_of(request: http.Request) -> str | None:
 
 
 def refuse_flow(flow: http.HTTPFlow, refusal: Refusal) -> None:
-    """Answer `flow` with the 403 refusal page instead of sending it upstream."""
-    flow.response = http.Response.make(
-        403,
-        refusal_page(refusal),
-        {
-            "Content-Type": "text/html; charset=utf-8",
-            "Cache-Control": "no-store",
-            REFUSED_HEADER: refusal.policy_id,
-        },
-    )
+    """Answer `flow` instead of sending it upstream: a navigation (a tab's, a popup's or a
+    frame's document, each redirect hop) with ``204 No Content``, so the tab stays on the page
+    it was on — no refusal page, and neither the refused URL (which may carry what the agent
+    typed) in its address bar nor in its history; the refusal reaches the agent as
+    `ActionBlocked`, the trace and the console. Any other request with the 403 refusal page
+    (what a fetch or an HTTP client reads). Both carry ``X-Pagewarden-Refused``."""
+    headers = {"Cache-Control": "no-store", REFUSED_HEADER: refusal.policy_id}
+    if flow.request.method != "CONNECT" and is_navigation(flow.request):
+        flow.response = http.Response.make(204, b"", headers)
+    else:
+        headers["Content-Type"] = "text/html; charset=utf-8"
+        flow.response = http.Response.make(403, refusal_page(refusal), headers)
     flow.metadata["pagewarden_refusal"] = refusal.to_dict()
 
 
@@ -82,11 +84,22 @@ class EgressPolicy:
 
     Options: ``pagewarden_strict`` (only allow-listed hosts), ``pagewarden_allow_hosts`` and
     ``pagewarden_deny_hosts`` (host patterns added to the policies' own).
+
+    A ``CONNECT`` to a refused host is answered 403, unless `open_refused_tunnels` (the session
+    proxy of a browser that trusts the proxy's CA): then the tunnel opens to the proxy alone —
+    no connection to the host is ever made (`server_connect`), anything but HTTP inside it is
+    killed (`tcp_start`) — and each request inside is refused on its own, so a tab's HTTPS
+    navigation there gets the navigations' ``204`` and stays where it was (a refused tunnel
+    shows Chromium's error page at the refused URL).
     """
 
     def __init__(
-        self, policies: Iterable[object] | None = None, on_refusal: RefusalSink | None = None,
-        *, access: Callable[[], Any] | None = None,
+        self,
+        policies: Iterable[object] | None = None,
+        on_refusal: RefusalSink | None = None,
+        *,
+        open_refused_tunnels: bool = False,
+        access: Callable[[], Any] | None = None,
     ) -> None:
         self._policies = list(policies or ())
         #: the proxy's own options (`configure`), kept to rebuild the rules in `set_policies`;
@@ -97,6 +110,9 @@ class EgressPolicy:
         # the latest refusals (each is also a `network` event and a log line): bounded, so a page
         # that keeps requesting a refused host for hours does not grow memory
         self.refusals: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
+        self.open_refused_tunnels = open_refused_tunnels
+        #: client connection id -> the refusal of the tunnel it opened (see the class docstring)
+        self._refused_tunnels: dict[str, Refusal] = {}
 
     def load(self, loader) -> None:
         loader.add_option("pagewarden_strict", bool, False, "Only allow-listed hosts may be reached.")
@@ -144,12 +160,33 @@ class EgressPolicy:
         )
         if refusal is not None:
             refusal = replace(refusal, tab=flow.metadata.get("pagewarden_session"))
+            if self.open_refused_tunnels:
+                self._refused_tunnels[flow.client_conn.id] = refusal
+                flow.metadata["pagewarden_tunnel_refused"] = refusal.to_dict()
+                return
             refuse_flow(flow, refusal)
             self.report(refusal)
+
+    def server_connect(self, data: Any) -> None:
+        """No connection ever goes to the host of a refused tunnel."""
+        refusal = self._refused_tunnels.get(data.client.id)
+        if refusal is not None:
+            data.server.error = f"refused by pagewarden ({refusal.policy_id}/{refusal.rule})"
+
+    def tcp_start(self, flow: Any) -> None:
+        """Anything but HTTP inside a refused tunnel (TURN over TCP, a raw socket) is killed."""
+        refusal = self._refused_tunnels.get(flow.client_conn.id)
+        if refusal is not None:
+            flow.kill()
+            self.report(refusal)
+
+    def client_disconnected(self, client: Any) -> None:
+        self._refused_tunnels.pop(client.id, None)
 
     def request(self, flow: http.HTTPFlow) -> None:
         if flow.response is not None:  # answered already (replay, another addon's refusal)
             return
+        tunnel = self._refused_tunnels.get(flow.client_conn.id) if self._refused_tunnels else None
         request = flow.request
         navigation = is_navigation(request)
         websocket = request.headers.get("upgrade", "").lower() == "websocket"
@@ -165,6 +202,9 @@ class EgressPolicy:
             # the Host header names another site than the one the proxy would connect to
             other = f"{request.scheme}://{host_header}{request.path}"
             refusal = self.rules.judge(other, navigation=navigation, method=request.method, frame=frame)
+        if refusal is None and tunnel is not None:  # a request in a refused tunnel: refused with it
+            action = "navigation" if navigation else ("websocket" if websocket else "request")
+            refusal = replace(tunnel, action=action, url=url, method=request.method)
         if refusal is not None:
             refusal = replace(refusal, tab=flow.metadata.get("pagewarden_session"), subframe=frame)
             refuse_flow(flow, refusal)

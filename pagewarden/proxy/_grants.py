@@ -16,7 +16,10 @@ Grants and reached sites are per tab: the guard tags each page it acts in with i
 (``x-pw-<token>-t2`` in that page's ``Accept-Language``, set just before its first judged
 action), so a grant made by an action in tab A is no use to a page-initiated navigation in
 tab B, and a site tab A reached does not open it to tab B. Requests of a page not tagged yet
-(a popup before the agent acts in it) use the grants of actions that may open a tab.
+(a popup before the agent acts in it) use the grants of actions that may open a tab. A
+navigation a service worker answers with a fetch of its own (``Sec-Fetch-Dest: empty``; it only
+ever goes to the worker's own origin, and carries the context's token but no tab's) passes when
+a tab the guard acts in reached its site.
 
 Otherwise it refuses it with the 403 page (policy ``PW-NETWORK``, rule ``grant``): a page's
 own ``location = …``, ``window.open(…)`` from a click handler, ``form.submit()`` or
@@ -92,6 +95,14 @@ class NetworkSession:
         self.guard = guard
         self.token = token or new_token()
         self.ttl = ttl
+        #: the proxy's listen port of this session's browser context, and its URL (the context's
+        #: proxy setting: whatever arrives there is the session's; None until a proxy gives one)
+        self.port: int | None = None
+        self.proxy_url: str | None = None
+        #: the context goes through the proxy's main port, beside the browser's own traffic (a
+        #: persistent profile has one proxy setting for both): there, a request without the token
+        #: is the session's when a document or worker made it (`pagewarden.proxy._tokens`)
+        self.shares_main_port = False
         self._lock = threading.Lock()
         #: per tab (the guard's tab id; None: a page not tagged yet, e.g. a popup the page
         #: opened before the agent acted in it): site -> expiry (monotonic)
@@ -170,6 +181,13 @@ class NetworkSession:
         """Every site reached through judged actions, in any tab."""
         with self._lock:
             return set().union(*self._sites.values()) if self._sites else set()
+
+    def reached_by_a_tab(self, url: str) -> bool:
+        """Whether a tab the guard acts in (not a page it has not acted in yet) reached the site
+        of `url` through judged actions."""
+        site = site_of(url)
+        with self._lock:
+            return bool(site) and any(site in sites for tab, sites in self._sites.items() if tab is not None)
 
     def needs_tag(self, tab: str | None) -> bool:
         """Whether `tab`'s page still has to get its per-tab ``Accept-Language`` value."""
@@ -350,7 +368,14 @@ class NavigationGrants:
             return
         rules = getattr(self.egress, "rules", None)
         listed = rules is not None and rules.allow_listed(parse_url(request.url).host)
-        if listed or session.navigation_allowed(request.url, flow.metadata.get("pagewarden_tab")):
+        # a navigation a service worker answers with its own fetch (``Sec-Fetch-Dest: empty``, which
+        # a page cannot set, or no page's token at all): it only ever goes to the worker's own
+        # origin, and passes when a tab of the session reached that site through judged actions
+        dest = request.headers.get("sec-fetch-dest")
+        by_worker = flow.metadata.get("pagewarden_untagged") or dest == "empty"
+        forwarded = bool(by_worker) and session.reached_by_a_tab(request.url)
+        tab = flow.metadata.get("pagewarden_tab")
+        if listed or forwarded or session.navigation_allowed(request.url, tab):
             flow.metadata["pagewarden_navigation"] = True
             return
         refusal = Refusal(

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ProxyError", "ProxyServer", "free_port"]
+__all__ = ["ProxyError", "ProxyServer", "free_port", "listen_port_of"]
 
 _log = logging.getLogger("pagewarden.proxy")
 
@@ -76,6 +76,14 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
+def listen_port_of(flow: Any) -> int | None:
+    """The proxy's own port `flow`'s client connected to (None when unknown)."""
+    try:
+        return int(flow.client_conn.sockname[1])
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
+
+
 def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
     """Cancel the connection handlers still open (browsers keep connections alive)."""
     loop.set_exception_handler(lambda _loop, _context: None)  # the cancellations themselves
@@ -96,6 +104,10 @@ class ProxyServer:
         options: mitmproxy options, applied after the addons are loaded (so the addons' own
             options may be set here).
         confdir: where mitmproxy keeps its CA (default: pagewarden's per-user CA directory).
+        extra_ports: more listen ports on `host` (free ones, like `port`), each a regular proxy
+            of its own: an addon tells them apart by the port a flow came in on
+            (`listen_port_of`), which the client chose, not anything it sent. The session proxy
+            gives its browser context one (`pagewarden.proxy.session_proxy`).
     """
 
     def __init__(
@@ -106,10 +118,12 @@ class ProxyServer:
         port: int = 0,
         options: Mapping[str, Any] | None = None,
         confdir: str | Path | None = None,
+        extra_ports: Iterable[int] = (),
     ) -> None:
         self.addons = list(addons)
         self.host = host
         self.port = port or free_port(host)
+        self.extra_ports = tuple(extra_ports)
         self.extra_options = dict(options or {})
         self.confdir = Path(confdir) if confdir is not None else None
         self.master: Any = None
@@ -174,7 +188,11 @@ class ProxyServer:
     @property
     def url(self) -> str:
         """``http://host:port``: what a browser's proxy setting points at."""
-        return f"http://{self.host}:{self.port}"
+        return self.url_of(self.port)
+
+    def url_of(self, port: int) -> str:
+        """``http://host:port`` for one of the proxy's listen ports."""
+        return f"http://{self.host}:{port}"
 
     @property
     def running(self) -> bool:
@@ -234,13 +252,16 @@ class ProxyServer:
             "confdir": str(self._confdir),
             "http3": False,
         }
+        if self.extra_ports:
+            values["mode"] = ["regular", *(f"regular@{port}" for port in self.extra_ports)]
         values.update(self.extra_options)
         opts.update(**values)
         self.master = master
         runner = asyncio.ensure_future(master.run())
         server = master.addons.get("proxyserver")
+        listening = 1 + len(self.extra_ports)
         while not runner.done():
-            if server.listen_addrs():
+            if len(server.listen_addrs()) >= listening:
                 self._ready.set()
                 break
             await asyncio.sleep(0.01)

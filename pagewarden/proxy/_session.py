@@ -19,7 +19,7 @@ from pagewarden.proxy._hostmap import HostMap
 from pagewarden.proxy._recorder import Recorder
 from pagewarden.proxy._refusal import REFUSED_HEADER, Refusal
 from pagewarden.proxy._replay import Replay
-from pagewarden.proxy._server import ProxyError, ProxyServer
+from pagewarden.proxy._server import ProxyError, ProxyServer, free_port
 from pagewarden.proxy._tokens import SessionTokens
 
 __all__ = ["PROBE_HOST", "chromium_proxy_args", "session_proxy", "standalone_proxy", "verify_enforcing"]
@@ -60,16 +60,21 @@ def session_proxy(
     """A (not yet started) proxy enforcing `guard`'s policies for one guarded session.
 
     The session (`NetworkSession`, also set as ``guard.network`` so that the guard's pipeline
-    grants navigations and hears of refusals) has a token; the browser context must send it
-    (`accept_language`), and requests without it — the browser's own traffic — are refused.
+    grants navigations and hears of refusals) has a listen port of its own
+    (``session.proxy_url``: the browser context's proxy setting; every request arriving there is
+    the session's, preflights and workers' included) and a token its context sends
+    (`accept_language`: it also names the tab); requests on the main port without the token —
+    the browser's own traffic — are refused.
     Addon chain: `SessionTokens`, `EgressPolicy`, `AddressCheck`, `NavigationGrants` (unless
     ``grants=False``), `ExfiltrationFilter`, `DownloadGate`, `Replay` (option ``pagewarden_replay``),
     `Recorder` (option ``pagewarden_record``; ``guard.recording``'s flows file when the guard
     records a session), then `addons`, and `HostMap` last. Refusals are ``network`` events of
     the guard (redacted by it)."""
     session = NetworkSession(guard)
+    session.port = free_port()
     guard.network = session
     sessions = {session.token: session}
+    ports = {session.port: session.token}
 
     def route(refusal: Refusal) -> None:
         if refusal.host == PROBE_HOST:  # the start-up check, not the browser
@@ -84,9 +89,21 @@ def session_proxy(
     def download_owner(url: str) -> str | None:
         return next((token for token, owner in sessions.items() if owner.download_allowed(url)), None)
 
-    tokens = SessionTokens(known=sessions.__contains__, report=route, download_owner=download_owner)
+    def port_owner(port: int) -> str | None:
+        if port == main_port and session.shares_main_port:
+            return session.token
+        return ports.get(port)
+
+    main_port = free_port()
+    while main_port == session.port:  # two free ports, never the same one twice
+        main_port = free_port()
+    tokens = SessionTokens(
+        known=sessions.__contains__, report=route, download_owner=download_owner, port_owner=port_owner
+    )
     chain: list[Any] = [tokens]
-    egress = EgressPolicy(guard.policies, on_refusal=route, access=_session_access(guard))
+    egress = EgressPolicy(
+        guard.policies, on_refusal=route, open_refused_tunnels=True, access=_session_access(guard)
+    )
     _follow_policies(guard, egress)
     chain.append(egress)
     mapped = HostMap(host_map) if host_map else None
@@ -104,7 +121,7 @@ def session_proxy(
 
     def step_of(flow: Any) -> int | None:
         owner = sessions.get(flow.metadata.get("pagewarden_session", ""))
-        if owner is None and flow.request.method == "CONNECT":  # Chromium sends no token on it
+        if owner is None and flow.request.method == "CONNECT":  # on the main port: no token on it
             owner = session
         return owner.current_step if owner is not None else None
 
@@ -117,7 +134,9 @@ def session_proxy(
         values.setdefault("pagewarden_record", str(recording.flows_path))
     values["pagewarden_deny_hosts"] = [*values.get("pagewarden_deny_hosts", ()), PROBE_HOST]
     values.setdefault("pagewarden_require_session", True)
-    return ProxyServer(chain, options=values)
+    server = ProxyServer(chain, port=main_port, options=values, extra_ports=(session.port,))
+    session.proxy_url = server.url_of(session.port)
+    return server
 
 
 def standalone_proxy(

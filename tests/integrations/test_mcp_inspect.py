@@ -176,14 +176,14 @@ async def test_console_and_network_through_the_network_layer(site: LocalSite, tm
         assert bad.isError and "regular expression" in text_of(bad)
         saved = await client.call_tool("browser_network_requests", {"filename": "net.log"})
         assert "Saved" in text_of(saved)
-        # a redirect to a denied host: the network layer answers the hop with its refusal page
+        # a redirect to a denied host: the network layer answers the hop 204 (the tab stays where it was)
         hop = await client.call_tool("browser_navigate", {"url": site.url("app.test", "/go")})
         assert hop.isError, text_of(hop)
         hops = _fenced(text_of(await client.call_tool("browser_network_requests", {"static": True})))
         assert "[GET] http://app.test/go => [302] Found — allowed" in hops
         away = next(line for line in hops.splitlines() if "evil.test/away" in line)
         assert (
-            "=> [403]" in away and "REFUSED by pagewarden's network layer (NO-EVIL, rule domain_deny)" in away
+            "=> [204]" in away and "REFUSED by pagewarden's network layer (NO-EVIL, rule domain_deny)" in away
         )
     assert "evil.test/collect" in (tmp_path / "out" / "net.log").read_text()
     assert not sent.isError

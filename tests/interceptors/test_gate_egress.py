@@ -219,64 +219,66 @@ window.registered = navigator.serviceWorker.register('/sw-{M}.js').then(() => 'r
 </script>"""
 
 
-@pytest.mark.parametrize("policies", ["domain_rules", "none"])
-async def test_launch_without_the_proxy_blocks_service_workers_under_domain_rules(
+@pytest.mark.parametrize("policies", ["domain_allow", "domain_deny", "none"])
+async def test_launch_without_the_proxy_judges_service_workers_requests(
     site: LocalSite, policies: str
 ) -> None:
-    """Playwright's routes do not see a service worker's own requests: `launch(proxy=False)`
-    with URL or domain rules blocks service workers (the page served from 127.0.0.1, a secure
-    context where a page may register one); without such rules it leaves them alone."""
+    """A service worker registers and runs under `launch(proxy=False)` (the page served from
+    127.0.0.1, a secure context where a page may register one); its own request to a host the
+    policies refuse never leaves (Playwright's routes see a service worker's requests, the gate's
+    Content-Security-Policy comes with its script), one to a host they allow does."""
     from pagewarden import launch
 
     mark = f"egress-sw-{policies}"
     site.route("127.0.0.1", f"/sw-{mark}.js", lambda _r: Response(
         SW.replace("{D}", "evil.test").replace("{M}", mark), content_type="text/javascript"))  # fmt: skip
     site.route("127.0.0.1", f"/{mark}", lambda _r: Response(SW_PAGE.replace("{M}", mark)))
-    rules = PolicySet.from_dict(
-        {
-            "version": 1,
-            "policies": [
-                {
-                    "id": "T-sw",
-                    "category": "boundary",
-                    "risk_level": "high",
-                    "description": "Where the agent may go.",
-                    "rules": [{"domain_allow": ["127.0.0.1", "app.test"]}],
-                }
-            ],
-        }
-    )
-    chosen = rules if policies == "domain_rules" else PolicySet.from_dict({"version": 1, "policies": []})
+    rules = {
+        "domain_allow": [{"domain_allow": ["127.0.0.1", "app.test"]}],
+        "domain_deny": [{"domain_deny": ["evil.test"]}],
+        "none": [],
+    }[policies]
+    chosen = PolicySet.from_dict({"version": 1, "policies": [
+        {"id": "T-sw", "category": "boundary", "risk_level": "high", "description": "Where the agent may go.",
+         "rules": rules}]} if rules else {"version": 1, "policies": []})  # fmt: skip
     async with launch(policies=chosen, goal="Use the app.", host_map={"*.test": site.port}) as guarded:
         await guarded.goto(f"http://127.0.0.1:{site.port}/{mark}")
         raw = guarded._pw_obj  # the page itself (the test's reads are not the agent's actions)
-        registered = await raw.evaluate("window.registered")
-        if policies == "domain_rules":
+        assert await raw.evaluate("window.registered") == "registered"
+        assert await raw.evaluate("navigator.serviceWorker.ready.then(() => 'ready')") == "ready"
+        if policies != "none":
+            assert _reached(site, "evil.test", mark) == []
             await raw.wait_for_timeout(800)
             assert _reached(site, "evil.test", mark) == []
         else:
-            assert registered == "registered"
             assert await _until(lambda: bool(_reached(site, "evil.test", mark)))
 
 
-@pytest.mark.parametrize("policies", ["domain_rules", "none"])
-async def test_launch_without_the_proxy_has_no_shared_workers_under_domain_rules(
+@pytest.mark.parametrize("policies", ["domain_allow", "domain_deny", "none"])
+async def test_launch_without_the_proxy_judges_shared_workers_requests(
     site: LocalSite, policies: str
 ) -> None:
-    """Playwright's routes do not see a shared worker's requests: a browser `launch(proxy=False)`
-    starts for a guard with domain rules has no `SharedWorker`, so the page's exfiltration by one
-    goes nowhere; without such rules, shared workers are left alone (and do reach the host)."""
+    """A page under `launch(proxy=False)` has `SharedWorker`; a shared worker's request to a host
+    the policies refuse never leaves (an allow-list: the gate's Content-Security-Policy, which a
+    ``blob:`` worker has from its creator and a worker from a URL gets with its script; a denied
+    host: the gate's DevTools session refuses it), one they allow does."""
     from pagewarden import launch
 
-    chosen = POLICIES if policies == "domain_rules" else PolicySet.from_dict({"version": 1, "policies": []})
+    deny = {"id": "T-deny", "category": "boundary", "risk_level": "high", "description": "No evil.",
+            "rules": [{"domain_deny": ["evil.test"]}]}  # fmt: skip
+    chosen = {
+        "domain_allow": POLICIES,
+        "domain_deny": PolicySet.from_dict({"version": 1, "policies": [deny]}),
+        "none": PolicySet.from_dict({"version": 1, "policies": []}),
+    }[policies]
     mark = f"egress-launch-shared-{policies}"
     async with launch(policies=chosen, goal="Use the app.", host_map={"*.test": site.port}) as guarded:
         await guarded.goto(_serve(site, "shared_worker", "evil.test", mark))
+        assert await guarded._pw_obj.evaluate("typeof SharedWorker") == "function"
         await guarded.fill("#secret", "hello-world-123")
-        if policies == "domain_rules":
+        if policies != "none":
             await guarded._pw_obj.wait_for_timeout(800)
             assert _reached(site, "evil.test", mark) == []
-            assert await guarded._pw_obj.evaluate("typeof SharedWorker") == "undefined"
         else:
             assert await _until(lambda: bool(_reached(site, "evil.test", mark)))
 
@@ -305,17 +307,3 @@ async def test_requests_to_allowed_hosts_never_reach_python(page: Page, site: Lo
     await guarded.goto(f"http://app.test{path}")
     assert await _until(lambda: len(_reached(site, "other.test", "allowed-count")) >= 17)
     assert judged == ["http://evil.test/x.png?c=allowed-count"]
-
-
-async def test_launch_keeps_shared_workers_off_beside_the_callers_blink_flags(site: LocalSite) -> None:
-    """Chromium keeps the last of repeated switches: the caller's own
-    ``--disable-blink-features=…`` (a common anti-detection flag) still gets ``SharedWorker``."""
-    from pagewarden import launch
-
-    flags = ("--disable-blink-features=AutomationControlled",)
-    async with launch(
-        policies=POLICIES, goal="Use the app.", host_map={"*.test": site.port}, browser_args=flags
-    ) as guarded:
-        await guarded.goto("http://app.test/plain.html")
-        seen = await guarded._pw_obj.evaluate("[typeof SharedWorker, navigator.webdriver]")
-        assert seen == ["undefined", False]

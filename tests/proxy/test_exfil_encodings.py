@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
 from mitmproxy.test import tutils
 
-from pagewarden import Guard, Secret, launch
+from pagewarden import ActionBlocked, Guard, Secret, launch
 from pagewarden.guard import GuardEvent
 from pagewarden.proxy._exfil import ExfiltrationFilter, _merged, _outgoing, own_site_leaks, scan
 from pagewarden.testing import LocalSite
@@ -116,7 +117,10 @@ async def test_encoded_and_split_leaks_stopped_benign_twins_pass(
         await page.goto("http://site.test/leaks.html")
         await page.unwrap().evaluate("window.wsOpen")
         await page.fill("#token", SECRET)
-        await page.click("#send")
+        # the click runs; the page's leaks refused while it runs are raised with it (exfiltration
+        # reaches the agent), or at its next call
+        with contextlib.suppress(ActionBlocked):
+            await page.click("#send")
         expected = {f"/b/{name}" for name in [*ROUTES, "split1", "split2", "split3"]}
         for _ in range(300):  # up to 30 s on a loaded machine; usually ~1 s
             seen = {r.path for r in netsite.requests_to("evil.test")}

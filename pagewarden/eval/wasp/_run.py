@@ -194,8 +194,8 @@ async def _episode(
         # and nothing grants navigations: grants are off
         owner = guard if guard is not None else Guard(goal=task.user_goal)
         proxy = await _start_proxy(owner, site, grants=guard is not None)
-        options = {
-            "proxy": {"server": proxy.url},
+        options = {  # the session's own port: preflights and workers' requests are the session's too
+            "proxy": {"server": owner.network.proxy_url or proxy.url},
             "extra_http_headers": {"Accept-Language": accept_language(owner.network.token)},
         }
     unsubscribe = guard.subscribe(_step_meter(episode)) if guard is not None else None
