@@ -13,7 +13,10 @@ it first and judges the address by the same rule:
   is a ``connect``. The connection then goes to the address that was judged (pinned), so an
   answer that changes between the check and the connection changes nothing.
 
-Names the user maps to an address (`HostMap`: tests, the demo, ``--map``) are configuration,
+It runs after every addon that may refuse or answer a request (grants, the exfiltration filter,
+downloads, replay), so only the names of requests that would leave are resolved: a refused
+request's host name never reaches DNS (``secret.evil.example`` is no channel). Names the user
+maps to an address (`HostMap`: tests, the demo, ``--map``) are configuration,
 not DNS: they are left to their mapping. An IP literal is the egress rules' to judge. A name
 that does not resolve is left to mitmproxy (which then fails to connect). Answers are kept for
 `TTL` seconds (at most `CACHED` names).

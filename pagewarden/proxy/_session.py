@@ -65,8 +65,10 @@ def session_proxy(
     the session's, preflights and workers' included) and a token its context sends
     (`accept_language`: it also names the tab); requests on the main port without the token —
     the browser's own traffic — are refused.
-    Addon chain: `SessionTokens`, `EgressPolicy`, `AddressCheck`, `NavigationGrants` (unless
+    Addon chain: `SessionTokens`, `EgressPolicy`, `NavigationGrants` (unless
     ``grants=False``), `ExfiltrationFilter`, `DownloadGate`, `Replay` (option ``pagewarden_replay``),
+    `AddressCheck` (after every addon that may refuse or answer a request: it resolves only the
+    names of requests that would leave),
     `Recorder` (option ``pagewarden_record``; ``guard.recording``'s flows file when the guard
     records a session), then `addons`, and `HostMap` last. Refusals are ``network`` events of
     the guard (redacted by it)."""
@@ -107,7 +109,6 @@ def session_proxy(
     _follow_policies(guard, egress)
     chain.append(egress)
     mapped = HostMap(host_map) if host_map else None
-    chain.append(AddressCheck(egress, mapped))
     if grants:
         chain.append(NavigationGrants(sessions, egress))
     def route_flow(flow: Any, refusal: Refusal) -> None:
@@ -125,7 +126,9 @@ def session_proxy(
             owner = session
         return owner.current_step if owner is not None else None
 
-    chain += [Replay(), Recorder(redact=guard.secrets.redact, step_of=step_of), *addons]
+    chain += [Replay(), AddressCheck(egress, mapped)]  # (the last judge: see its module)
+    chain.append(Recorder(redact=guard.secrets.redact, step_of=step_of))
+    chain += addons
     if mapped is not None:  # last: the others judge the real URL
         chain.append(mapped)
     values = dict(options or {})
@@ -162,9 +165,9 @@ def standalone_proxy(
     mapped = HostMap(host_map) if host_map else None
     chain: list[Any] = [
         egress,
-        AddressCheck(egress, mapped),
         ExfiltrationFilter(lambda flow: guard, lambda flow, refusal: report(refusal)),
         Replay(),
+        AddressCheck(egress, mapped),  # last of the judges: names of requests that leave only
         Recorder(redact=guard.secrets.redact),
     ]
     if mapped is not None:  # last: the others judge the real URL

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Error, Page
 
-from pagewarden.policies import baseline_policies
+from pagewarden.policies import PolicySet, baseline_policies
 from pagewarden.proxy import REFUSED_HEADER, EgressPolicy, HostMap, ProxyServer
 from pagewarden.proxy._addresses import AddressCheck
 from pagewarden.rules import InternalAccess
@@ -30,7 +30,7 @@ NAMES = {"rebind.test": ["10.9.8.7"], "meta.test": ["169.254.169.254"], "public.
 PAGE = """<!doctype html><title>News</title><h1>News</h1>
 <script>
 window.results = {};
-for (const host of ["rebind.test", "meta.test", "public.test"]) {
+for (const host of ["rebind.test", "meta.test", "public.test", "denied.test"]) {
   fetch("http://" + host + "/api", {mode: "no-cors"})
     .then(() => window.results[host] = "sent", () => window.results[host] = "refused");
 }
@@ -76,12 +76,19 @@ def names_site() -> Iterator[LocalSite]:
 @pytest.fixture
 def address_proxy(names_site: LocalSite) -> Iterator[Callable[..., tuple[ProxyServer, Catcher]]]:
     started: list[ProxyServer] = []
+    asked: list[str] = []
 
     def start(access: InternalAccess | None = None) -> tuple[ProxyServer, Catcher]:
         async def resolver(host: str, port: int) -> list[str]:
+            asked.append(host)
             return list(NAMES.get(host, ()))
 
-        egress = EgressPolicy(baseline_policies(), access=(lambda: access) if access is not None else None)
+        deny = PolicySet.from_dict({"version": 1, "policies": [{
+            "id": "DENY", "category": "boundary", "risk_level": "high", "description": "denied",
+            "rules": [{"domain_deny": ["denied.test"]}],
+        }]})  # fmt: skip
+        policies = [*baseline_policies(), *deny]
+        egress = EgressPolicy(policies, access=(lambda: access) if access is not None else None)
         mapped = HostMap({"news.test": names_site.port})  # configuration: judged by its name
         catcher = Catcher(names_site.port)
         server = ProxyServer(
@@ -93,6 +100,7 @@ def address_proxy(names_site: LocalSite) -> Iterator[Callable[..., tuple[ProxySe
     yield start
     for server in started:
         server.stop()
+    assert "denied.test" not in asked  # a refused request's name is never looked up
 
 
 async def test_a_name_is_judged_by_the_address_it_resolves_to(
@@ -102,7 +110,7 @@ async def test_a_name_is_judged_by_the_address_it_resolves_to(
     context = await proxied_context(plain_browser, proxy)
     page = await context.new_page()
     await page.goto("http://news.test/")
-    await page.wait_for_function("Object.keys(window.results).length === 3")  # the page's own fetches
+    await page.wait_for_function("Object.keys(window.results).length === 4")  # the page's own fetches
     for name in ("meta.test", "rebind.test", "six.test", "mixed.test"):
         await _refused_navigation(page, f"http://{name}/")
     response = await page.goto("http://public.test/")
@@ -112,7 +120,8 @@ async def test_a_name_is_judged_by_the_address_it_resolves_to(
     assert reached == {"news.test", "public.test"}
     refusals = proxy.addon(EgressPolicy).refusals
     assert {r.host for r in refusals} >= {"rebind.test", "meta.test", "six.test", "mixed.test"}
-    assert all(r.policy_id == "PW-ADDRESSES" for r in refusals)
+    assert all(r.policy_id == "PW-ADDRESSES" for r in refusals if r.host != "denied.test")
+    assert {r.policy_id for r in refusals if r.host == "denied.test"} == {"DENY"}
     await context.close()
 
 
@@ -136,7 +145,7 @@ async def test_an_opened_block_or_a_page_inside_it_may_use_it(
     response = await page.goto("http://rebind.test/")  # typed: nothing says a public page led here
     assert response is not None and response.status == 200
     await page.goto("http://news.test/")
-    await page.wait_for_function("Object.keys(window.results).length === 3")  # Referer: news.test
+    await page.wait_for_function("Object.keys(window.results).length === 4")  # Referer: news.test
     assert "10.9.8.7" in caught.caught and set(caught.caught) <= {"10.9.8.7", "93.184.216.34"}
     assert "rebind.test" in {r.host for r in standalone.addon(EgressPolicy).refusals}
     await context.close()

@@ -146,8 +146,8 @@ def test_the_session_addon_chain() -> None:
 
     guard = Guard()
     server = session_module.session_proxy(guard, host_map={"*.test": 1})
-    kinds = [SessionTokens, EgressPolicy, AddressCheck, NavigationGrants, ExfiltrationFilter, DownloadGate]
-    kinds += [Replay, Recorder, HostMap]
+    kinds = [SessionTokens, EgressPolicy, NavigationGrants, ExfiltrationFilter, DownloadGate]
+    kinds += [Replay, AddressCheck, Recorder, HostMap]
     assert [type(a) for a in server.addons] == kinds
     assert session_module.PROBE_HOST in server.extra_options["pagewarden_deny_hosts"]
     assert server.extra_options["pagewarden_require_session"] is True
