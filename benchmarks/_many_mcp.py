@@ -10,7 +10,9 @@ Each client runs one whole session: ``--rounds`` rounds of 8 calls on a local si
 a page of ``--items`` entries with a field and a button, a second page): navigate, type, click,
 snapshot, navigate to the second page, go back, and two actions the policy refuses (a
 navigation to ``evil.test``; a click on a link to it). Reported per N and variant: the wall time
-until every client finished its session (the whole-session time; guarded/raw is the ratio),
+until every client finished its session (the whole-session time; guarded/raw is the ratio: the
+raw server loads the refused pages, the guarded one does not), the median time of the benign
+calls (the same calls on both servers: the guard's cost per call),
 the refusals' latency p50/p95 (the client's time from the request to the tool error), the
 server's memory (PSS, else RSS, of the server process and every process under it: Chromium's)
 idle, with one session, and with all N open (the added memory per session beyond the first),
@@ -96,6 +98,7 @@ def serve(variant: str, port: int, site_port: int, policy: Path, max_sessions: i
     options = ServerOptions(
         headless=True, isolated=True, host_map={"*.test": site_port}, guard=guarded, proxy=guarded,
         policies=(policy,) if guarded else (), output_dir=policy.parent / "out",
+        action_timeout_ms=30000,  # a loaded 2-core machine: a snapshot may take seconds
     )  # fmt: skip
     http = HttpOptions(
         port=port, clients=Clients.from_token(TOKEN), max_sessions=max_sessions,
@@ -113,7 +116,13 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         command = [sys.executable, __file__, "--serve", variant, str(self.port), str(site_port), str(policy),
                    str(max_sessions)]  # fmt: skip
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        # a per-user directory of its own (the network layer's CA …): nothing read from, or left
+        # in, the user's
+        home = policy.parent / f"home-{variant}-{self.port}"
+        env = {**os.environ, "PAGEWARDEN_CONFIG_DIR": str(home)}
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+        )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         if "listening" not in line:
@@ -168,6 +177,8 @@ class Client:
         self.index = index
         self.calls = 0
         self.refusals: list[float] = []
+        #: the times of the benign calls (the same calls on both servers)
+        self.benign: list[float] = []
         self.unexpected: list[str] = []
 
     async def call(
@@ -184,7 +195,19 @@ class Client:
             self.refusals.append(elapsed)
         elif result.isError:
             self.unexpected.append(f"{tool}: {_text(result)[:200]}")
+        elif not refused:
+            self.benign.append(elapsed)
         return _text(result)
+
+    async def refs(self, session: ClientSession, answer: str, *wanted: str) -> dict[str, str]:
+        """The refs of `answer`; when the answer holds no snapshot with `wanted` (the page was
+        still settling), a new snapshot, as a model would ask for one (up to three)."""
+        refs = _refs(answer)
+        for _ in range(3):
+            if all(key in refs for key in wanted):
+                break
+            refs = _refs(await self.call(session, "browser_snapshot", {}))
+        return refs
 
     async def session(self, url: str, site_port: int, rounds: int, guarded: bool) -> None:
         headers = {"Authorization": f"Bearer {TOKEN}"}
@@ -198,11 +221,13 @@ class Client:
             home = "http://shop.test/"
             for i in range(rounds):
                 page = await self.call(session, "browser_navigate", {"url": home, "intent": "Open the shop."})
-                refs = _refs(page)
+                refs = await self.refs(session, page, "textbox:Note", "button:Count")
                 await self.call(session, "browser_type", {"element": "Note", "ref": refs["textbox:Note"],
                                                           "text": f"note {self.index}-{i}"})  # fmt: skip
                 await self.call(session, "browser_click", {"element": "Count", "ref": refs["button:Count"]})
-                refs = _refs(await self.call(session, "browser_snapshot", {}))
+                refs = await self.refs(
+                    session, await self.call(session, "browser_snapshot", {}), "link:Second page"
+                )
                 await self.call(session, "browser_click", {"element": "Second page",
                                                            "ref": refs["link:Second page"]})  # fmt: skip
                 await self.call(session, "browser_navigate_back", {})
@@ -210,7 +235,9 @@ class Client:
                                 refused=True, guarded=guarded)  # fmt: skip
                 # raw: back from evil.test; guarded: the page never left (the same number of calls)
                 await self.call(session, "browser_navigate_back" if not guarded else "browser_snapshot", {})
-                refs = _refs(await self.call(session, "browser_snapshot", {}))
+                refs = await self.refs(
+                    session, await self.call(session, "browser_snapshot", {}), "link:Partner offer"
+                )
                 await self.call(session, "browser_click", {"element": "Partner offer",
                                                            "ref": refs["link:Partner offer"]},
                                 refused=True, guarded=guarded)  # fmt: skip
@@ -242,6 +269,7 @@ async def _level(variant: str, n: int, site: LocalSite, policy: Path, rounds: in
     finally:
         server.stop()
     calls = sum(c.calls for c in clients)
+    benign = [t for c in clients for t in c.benign]
     refusals = sorted(t for c in clients for t in c.refusals)
     unexpected = [u for c in clients for u in c.unexpected]
     return {
@@ -250,6 +278,7 @@ async def _level(variant: str, n: int, site: LocalSite, policy: Path, rounds: in
         "session_s": round(wall, 2),
         "calls": calls,
         "calls_per_s": round(calls / wall, 2),
+        "benign_call_p50_ms": round(statistics.median(benign) * 1000, 1) if benign else None,
         "refusals": len(refusals),
         "refusal_p50_ms": round(statistics.median(refusals) * 1000, 1) if refusals else None,
         "refusal_p95_ms": round(_percentile(refusals, 95) * 1000, 1) if refusals else None,
@@ -303,6 +332,10 @@ async def run(clients: list[int], rounds: int = 4, items: int = 200) -> list[dic
             next(r for r in rows if r["clients"] == n and r["variant"] == v) for v in ("raw", "guarded")
         )
         guarded["session_ratio_vs_raw"] = round(guarded["session_s"] / raw["session_s"], 2)
+        if raw["benign_call_p50_ms"] and guarded["benign_call_p50_ms"]:
+            guarded["benign_call_ratio_vs_raw"] = round(
+                guarded["benign_call_p50_ms"] / raw["benign_call_p50_ms"], 2
+            )
     return rows
 
 
@@ -311,12 +344,15 @@ def table(rows: list[dict[str, Any]]) -> Any:
     from rich.table import Table
 
     out = Table(title="Many MCP clients on one pagewarden mcp server (streamable HTTP)")
-    for column in ("clients", "variant", "session s", "guarded/raw", "calls/s", "refusal p50 ms",
-                   "refusal p95 ms", "MB per added session", "MB all open"):  # fmt: skip
+    columns = ("clients", "variant", "session s", "guarded/raw", "benign call p50 ms", "guarded/raw",
+               "calls/s",
+               "refusal p50 ms", "refusal p95 ms", "MB per added session", "MB all open")  # fmt: skip
+    for column in columns:
         out.add_column(column)
     for r in rows:
         out.add_row(
             str(r["clients"]), r["variant"], str(r["session_s"]), str(r.get("session_ratio_vs_raw", "")),
+            str(r["benign_call_p50_ms"]), str(r.get("benign_call_ratio_vs_raw", "")),
             str(r["calls_per_s"]), str(r["refusal_p50_ms"] or "-"), str(r["refusal_p95_ms"] or "-"),
             str(r["memory_per_added_session_mb"] or "-"), str(r["memory_all_sessions_mb"]),
         )  # fmt: skip

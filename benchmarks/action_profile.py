@@ -70,6 +70,7 @@ class Recorder:
         self.active = False
         self.calls: list[tuple[str, float]] = []
         self.pauses: list[tuple[str, float]] = []
+        self._begun: dict[int, str] = {}
 
     def reset(self) -> None:
         self.calls, self.pauses = [], []
@@ -83,23 +84,30 @@ class Recorder:
             except StopIteration as stop:
                 return stop.value
             name = _name(call)
+            if isinstance(call, Finish):
+                name = f"{self._begun.pop(id(call.running), 'a begun call')}: the wait for its answer"
             start = time.perf_counter()
             try:
                 value, error = (yield call), None
             except BaseException as exc:  # noqa: BLE001 - handed back
                 value, error = None, exc
+            if isinstance(call, Begin) and value is not None:
+                self._begun[id(value)] = name
+                name = f"{name}: sent"
             if self.active:
                 self.calls.append((name, time.perf_counter() - start))
 
 
 def _name(call: Any) -> str:
-    if isinstance(call, Finish):
-        return "finish (a begun call)"
     fn = getattr(call, "fn", None)
     if isinstance(call, (Call, Begin)) and fn is not None:
         owner = type(getattr(fn, "__self__", None)).__name__
         label = getattr(fn, "__name__", repr(fn))
-        if label == "send" and call.args:
+        if label == "call" and owner == "NoneType":
+            label, owner = "the action (raced against the gate's refusals)", "NoneType"
+        if owner == "DirectReader":
+            return "the facts reader's read (one evaluation in the page)"
+        if label in ("send", "_send") and call.args:
             label = f"send {call.args[0]}"
         return f"{owner}.{label}" if owner != "NoneType" else label
     return type(call).__name__

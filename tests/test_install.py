@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -50,14 +51,23 @@ def _source_copy(into: Path) -> Path:
     not WHEELHOUSE.is_dir(), reason="no .venv/wheelhouse: run scripts/setup (it fills the wheelhouse)"
 )
 def test_a_wheel_installs_with_an_extra_into_a_fresh_environment_and_runs(tmp_path: Path) -> None:
+    # The source copy, the wheel and the environment are copies of the project's own files (its
+    # sample data included), not artefacts of a run: they live outside the test's temporary
+    # directory, which the session's secrets check reads, and are removed afterwards. What the
+    # installed command writes (its home, the demo's report) stays in tmp_path and is checked.
+    with tempfile.TemporaryDirectory(prefix="pagewarden-install-") as build:
+        _install_and_run(Path(build), tmp_path)
+
+
+def _install_and_run(build: Path, tmp_path: Path) -> None:
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
     offline = ["--no-index", "--find-links", str(WHEELHOUSE)]
     # the documented command: python -m pip wheel --no-deps -w dist /path/to/pagewarden
-    source = _source_copy(tmp_path / "src")
-    _run([*pip, "wheel", "--no-deps", *offline, "-w", str(tmp_path / "dist"), str(source)])
-    (wheel,) = (tmp_path / "dist").glob("pagewarden-*-py3-none-any.whl")
+    source = _source_copy(build / "src")
+    _run([*pip, "wheel", "--no-deps", *offline, "-w", str(build / "dist"), str(source)])
+    (wheel,) = (build / "dist").glob("pagewarden-*-py3-none-any.whl")
 
-    venv = tmp_path / "venv"
+    venv = build / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     python = venv / "bin" / "python"
     _run([*pip, "--python", str(python), "install", "--quiet", *offline,

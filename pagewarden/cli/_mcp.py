@@ -120,9 +120,7 @@ DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
     help="HTTP: a reverse proxy in front terminates TLS: listen beyond loopback without TLS of its own "
     "(needs --public-url).",
 )
-@click.option(
-    "--public-url", metavar="URL", help="HTTP: the address clients use (https://mcp.example.com)."
-)
+@click.option("--public-url", metavar="URL", help="HTTP: the address clients use (https://mcp.example.com).")
 @click.option(
     "--max-sessions",
     type=click.IntRange(min=1),

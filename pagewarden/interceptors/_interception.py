@@ -328,16 +328,16 @@ class BrowserInterception:
         session = self._session
         request_id = event.get("requestId")
         answer: Answer | None = None
+        wanting: list[HopGate] = []
         try:
             kind = paused_kind(event, REPORT_HOST)
             if kind in (DOCUMENT_ANSWER, DOCUMENT_REQUEST):
                 self._remember(event)
-            members = self.members
-            wanting = [m for m in members if m.wants(kind, event)]
+            wanting = [m for m in self.members if m.wants(kind, event)]
             if wanting:
-                answer = yield from self._decide(kind, event, wanting, len(members))
-        except Exception:  # noqa: BLE001 - the request goes on below
-            answer = None
+                answer = yield from self._decide(kind, event, wanting)
+        except Exception as exc:  # noqa: BLE001 - a gate would act on it, and it cannot be told: refused
+            answer = _failed_closed(event, wanting, exc) if wanting else None
         answer = answer or _CONTINUE
         with contextlib.suppress(Exception):  # the request, the page or the browser went away meanwhile
             yield Call(session.send, (answer.method, {"requestId": request_id, **answer.params}))
@@ -345,7 +345,7 @@ class BrowserInterception:
             with contextlib.suppress(Exception):
                 answer.then()
 
-    def _decide(self, kind: str, event: dict[str, Any], wanting: list[HopGate], count: int) -> Steps:
+    def _decide(self, kind: str, event: dict[str, Any], wanting: list[HopGate]) -> Steps:
         """The answer of the member that owns the paused request (None: it goes on)."""
         if kind == CSP_REPORT:
             return (yield from self._report(event, wanting))
@@ -453,6 +453,21 @@ class BrowserInterception:
                             self._frames.put(each, context_id)
                     return context_id
         return None
+
+
+def _failed_closed(event: dict[str, Any], wanting: list[HopGate], exc: Exception) -> Answer:
+    """The answer to a request some gate would act on when deciding it failed: refused (a
+    document's request with ``204``, anything else with a network error), and logged by the gates
+    that wanted it (not raised at an agent: whose it was is not known)."""
+    for member in wanting:
+        with contextlib.suppress(Exception):
+            member.gate.guard.log.warning(
+                "navigation_gate_request_refused_unjudged", error=f"{type(exc).__name__}: {exc}",
+                url=_url(event)[:200], detail="a paused request could not be decided: refused",
+            )  # fmt: skip
+    if event.get("resourceType") == "Document" and event.get("responseStatusCode") is None:
+        return Answer("Fetch.fulfillRequest", {"responseCode": 204})
+    return Answer("Fetch.failRequest", {"errorReason": "BlockedByClient"})
 
 
 def _bounded(send: Any, method: str, mode: str) -> Any:

@@ -200,3 +200,8 @@ def test_the_network_layer_alone_keeps_the_token_home(data: Path) -> None:
     # the follower's form posts after the refused request to foo.com get their answers
     # (tests/proxy/test_after_refusal.py)
     assert not any(e.errors for e in report.episodes), [e.errors for e in report.episodes]
+    # the exfiltration navigation is the network layer's refusal (answered 204: the tab stays,
+    # Playwright reports an aborted navigation), recorded as a stop of that layer, not an error
+    (stop,) = follow["create a deploy token"].stopped
+    assert stop["layer"] == "network" and stop["step"].startswith("exfil http://foo.com/")
+    assert stop["policies"] == ["PW-NETWORK"] and follow["create a deploy token"].detected

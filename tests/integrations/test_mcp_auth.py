@@ -165,6 +165,10 @@ def test_beyond_loopback_without_tls_it_refuses_to_start(tmp_path: Path) -> None
     with pytest.raises(ValueError, match="--no-auth is for a server on loopback only"):
         check_http(server, HttpOptions(host="0.0.0.0", auth=False, behind_proxy=True,
                                        public_url="https://mcp.example.com"))  # fmt: skip
+    # no token and no Host check: a page could reach it by DNS rebinding
+    with pytest.raises(ValueError, match="DNS rebinding"):
+        check_http(server, HttpOptions(auth=False, allowed_hosts=("*",)))
+    check_http(server, HttpOptions(auth=False))
     with pytest.raises(ValueError, match="both a certificate"):
         check_http(server, HttpOptions(clients=clients, tls_cert=tmp_path / "cert.pem"))
     check_http(server, HttpOptions(host="0.0.0.0", clients=clients, behind_proxy=True,

@@ -117,17 +117,20 @@ async def test_two_clients_are_isolated_and_named_and_one_closing_leaves_the_oth
         async with http_server(options, HttpOptions(clients=_tokens(tmp_path))) as (url, server):  # noqa: SIM117
             async with http_client(url, ALICE, name="claude-code") as alice:
                 assert not (await alice.call_tool("set_goal", {"goal": "Read alice's vault."})).isError
-                signed_in = {"url": "http://vault.test/login?user=alice"}
-                page = text_of(await alice.call_tool("browser_navigate", signed_in))
-                assert "signed in as alice" in page
                 async with http_client(url, BOB, name="claude-code") as bob:
                     assert not (await bob.call_tool("set_goal", {"goal": "Read bob's vault."})).isError
+                    # both open their browser context and network layer at the same moment
+                    signed_in, signed_out = await asyncio.gather(
+                        alice.call_tool("browser_navigate", {"url": "http://vault.test/login?user=alice"}),
+                        bob.call_tool("browser_navigate", {"url": "http://vault.test/"}),
+                    )
+                    assert "signed in as alice" in text_of(signed_in)
+                    assert "signed out" in text_of(signed_out) and "alice" not in text_of(signed_out)
                     # B sees none of A's tabs or pages, and has none of A's cookies
                     seen = text_of(await bob.call_tool("browser_snapshot", {}))
                     seen += text_of(await bob.call_tool("browser_tabs", {"action": "list"}))
-                    assert "alice" not in seen and "vault.test" not in seen
-                    page = text_of(await bob.call_tool("browser_navigate", {"url": "http://vault.test/"}))
-                    assert "signed out" in page and "alice" not in page
+                    seen += text_of(await bob.call_tool("browser_navigate", {"url": "http://vault.test/"}))
+                    assert "alice" not in seen and "signed out" in seen
                     # B's refusal is B's; A acts at the same time and is not held up by it
                     refused, mine = await asyncio.gather(
                         bob.call_tool("browser_navigate", {"url": "http://evil.test/"}),
@@ -141,6 +144,11 @@ async def test_two_clients_are_isolated_and_named_and_one_closing_leaves_the_oth
                     assert by_name["alice"].guard.goal == "Read alice's vault."
                     assert by_name["bob"].guard.goal == "Read bob's vault."
                     assert by_name["alice"].guard is not by_name["bob"].guard
+                    # and one memory: B's guard remembers none of A's steps
+                    alice_steps = [repr(h) for h in by_name["alice"].guard.session.history]
+                    bob_steps = [repr(h) for h in by_name["bob"].guard.session.history]
+                    assert any("user=alice" in u for u in alice_steps) and bob_steps
+                    assert not any("alice" in u for u in bob_steps)
                     assert await _console_agents(console.url) == ["alice", "bob"]
                     bobs = by_name["bob"]
                 # B disconnected: its session, context and guard are closed; A goes on working
@@ -192,26 +200,41 @@ async def test_session_limits_refuse_clearly_while_the_others_are_served(
                     url, content=b"x" * (http.max_request_bytes + 1),
                     headers=_auth(BOB),
                 )  # fmt: skip
+
+                # and so is one sent in chunks, without a declared length
+                async def chunks():
+                    for _ in range(40):
+                        yield b"x" * 32768
+
+                chunked = await raw.post(url, content=chunks(), headers=_auth(BOB))
             assert big.status_code == 413 and "at most 1048576" in big.json()["error"]["message"]
+            assert chunked.status_code == 413 and "at most 1048576" in chunked.json()["error"]["message"]
             assert not (await bob.call_tool("browser_snapshot", {})).isError
 
 
 async def test_an_idle_session_is_closed_with_its_context(vault: LocalSite, tmp_path: Path) -> None:
     """A client that goes away without ending its session (no DELETE, no open stream): after the
     idle timeout the server closes the session and its browser context; the others stay."""
+    from pagewarden.console import Console
+
     token = "unnamed-token-" + "u" * 32
     http = HttpOptions(clients=Clients.from_token(token), session_idle_timeout=2)
-    async with http_server(_options(vault, tmp_path), http) as (url, server):
-        async with http_client(url, token, name="gone-client", terminate_on_close=False) as gone:
-            assert not (await gone.call_tool("browser_navigate", {"url": "http://vault.test/"})).isError
-            (session,) = server.sessions
-            context = session.browser.tabs[0].unwrap().context
-            # no token name: the agent is named after the client's clientInfo
-            assert session.agent_name == "gone-client" and session.guard.agent_name == "gone-client"
-        await asyncio.wait_for(session.closed.wait(), 120)
-        assert server.sessions == () and not session.browser.started
-        with pytest.raises(Exception, match="closed"):
-            await context.new_page()
+    console = Console(approval_timeout=30).start()
+    try:
+        async with http_server(_options(vault, tmp_path, console=console.url), http) as (url, server):
+            async with http_client(url, token, name="gone-client", terminate_on_close=False) as gone:
+                assert not (await gone.call_tool("browser_navigate", {"url": "http://vault.test/"})).isError
+                (session,) = server.sessions
+                context = session.browser.tabs[0].unwrap().context
+                # no token name: the agent is named after the client's clientInfo, in the console too
+                assert session.agent_name == "gone-client" and session.guard.agent_name == "gone-client"
+                assert await _console_agents(console.url) == ["gone-client"]
+            await asyncio.wait_for(session.closed.wait(), 120)
+            assert server.sessions == () and not session.browser.started
+            with pytest.raises(Exception, match="closed"):
+                await context.new_page()
+    finally:
+        console.close()
 
 
 async def test_shared_context_is_one_session_for_every_client(vault: LocalSite, tmp_path: Path) -> None:

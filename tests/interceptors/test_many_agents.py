@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from playwright.async_api import Browser
+from playwright.async_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 from pagewarden import ActionBlocked, Guard, PolicySet
@@ -293,3 +294,30 @@ async def test_agents_behind_their_own_network_layers_hear_their_own_refusals(ma
     assert [policy for policy, _ in results] == [f"ONLY-{_agent_host(i)}" for i in range(2)]
     assert [url.split("?")[0] for _, url in results] == [f"http://{_agent_host(i)}/landing" for i in range(2)]
     assert not {f"{_agent_host(i)}-click" for i in range(2)} & set(_marks(many, "evil.test"))
+
+
+async def test_a_paused_request_that_cannot_be_decided_is_refused(
+    browser: Browser, many: LocalSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gate would act on a paused request (a redirect to a refused host) and deciding it fails:
+    the hop is refused all the same (fail closed), never let through; benign documents, which no
+    gate would act on, still load."""
+    from pagewarden.interceptors._hops import HopGate
+
+    def broken(*_args: Any) -> Any:
+        raise RuntimeError("a broken handler")
+
+    monkeypatch.setattr(HopGate, "answer", broken)
+    agent = Agent(browser, 0, 1)
+    await agent.start()
+    try:
+        await agent.page.goto(f"http://{agent.host}/")
+        mark = f"{agent.host}-undecided"
+        with pytest.raises(PlaywrightError) as caught:  # refused unjudged (the guard cannot say whose)
+            await agent.page.goto(_hop_url(agent.host, f"http://evil.test/landing?c={mark}"))
+        assert "Timeout" not in type(caught.value).__name__
+        assert mark not in _marks(many, "evil.test")
+        await agent.page.goto(_hop_url(agent.host, f"http://{agent.host}/landing?c=undecided-twin"))
+        assert agent.page.url == f"http://{agent.host}/landing?c=undecided-twin"
+    finally:
+        await agent.close()

@@ -208,9 +208,11 @@ async def _episode(
         plan = user_steps(task) if role == "benign" else [user_steps(task)[0], *attack_steps(task)]
         resume: list[AgentStep] = []
         queue = list(plan)
+        network_session = owner.network if network else None
         while queue:
             step = queue.pop(0)
             episode.steps += 1
+            refused_before = len(network_session.refusals) if network_session is not None else 0
             try:
                 await _act(page, step, memory)
             except GuardError as exc:
@@ -225,6 +227,18 @@ async def _episode(
                 resume = user_steps(task)  # the guard's guidance: back to the user's task
                 break
             except Exception as exc:  # noqa: BLE001 - a page or script problem: recorded, episode ends
+                refusal = _own_navigation_refused(network_session, refused_before, step)
+                if refusal is not None and guard is None:
+                    # no guard on the page: the network layer answered the step's own navigation
+                    # with its refusal (a 204: the tab stays), which Playwright reports as an
+                    # aborted navigation; the agent sees a page that did not open and goes back
+                    episode.stopped.append(_network_stop_record(step, refusal))
+                    episode.detected = episode.detected or step.label.startswith("attack")
+                    if step.label == "benign":
+                        episode.false_stops += 1
+                        break
+                    resume = user_steps(task)
+                    break
                 episode.errors.append(
                     f"{step.kind} {step.target[:60]}: {type(exc).__name__}: {str(exc)[:160]}"
                 )
@@ -411,6 +425,31 @@ async def run_wasp(
                 await direct.close()
     results = [_metrics(name, [e for e in episodes if e.config == name]) for name in specs]
     return WaspReport(data, len(tasks), results, episodes, time.perf_counter() - started)
+
+
+def _own_navigation_refused(session: Any, before: int, step: AgentStep) -> Any:
+    """The network layer's refusal of `step`'s own navigation (a ``goto``/``exfil`` to a host it
+    refused while the step ran), or None."""
+    if session is None or step.kind not in ("goto", "exfil"):
+        return None
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(step.target).hostname or "").lower()
+    for refusal in list(session.refusals)[before:]:
+        if refusal.action == "navigation" and (refusal.host or "").lower() == host:
+            return refusal
+    return None
+
+
+def _network_stop_record(step: AgentStep, refusal: Any) -> dict[str, Any]:
+    """What the episode keeps of a step the network layer refused (no guard on the page)."""
+    return {
+        "step": f"{step.kind} {step.target[:80]}",
+        "label": step.label,
+        "decision": "block",
+        "policies": [refusal.policy_id] if refusal.policy_id else [],
+        "layer": "network",
+    }
 
 
 def _stop_record(step: AgentStep, exc: Any) -> dict[str, Any]:

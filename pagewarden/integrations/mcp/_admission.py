@@ -9,9 +9,9 @@ reason, never the token. A known client is handed on to the MCP SDK as the reque
 authenticated user, so a session answers only the credential that opened it.
 
 Limits, each a clear JSON-RPC error while every other client keeps being served: a request body
-over ``max_request_bytes`` (``413``), a new session past the server's ``max_sessions`` (``503``)
-or past its client's session limit (``429``). Idle sessions are closed by the SDK
-(``session_idle_timeout``), which ends their context.
+over ``max_request_bytes``, declared or chunked (``413``), a new session past the server's
+``max_sessions`` (``503``) or past its client's session limit (``429``). Idle sessions are
+closed by the SDK (``session_idle_timeout``), which ends their context.
 """
 
 from __future__ import annotations
@@ -97,6 +97,18 @@ class Gate:
                 f"{self.limits.max_request_bytes} (--max-request-bytes).",
             )  # fmt: skip
             return
+        if size is None and scope.get("method") == "POST":
+            # a body without a declared length (chunked): read up to the limit, then hand it on
+            receive = await _bounded_body(receive, self.limits.max_request_bytes)
+            if receive is None:
+                _log.warning("mcp_refused", reason="request too large", peer=_peer(scope),
+                             client=_who(client))  # fmt: skip
+                await _jsonrpc_error(
+                    send, 413,
+                    "The request body is larger than this server takes: at most "
+                    f"{self.limits.max_request_bytes} bytes (--max-request-bytes).",
+                )  # fmt: skip
+                return
         if scope.get("method") != "POST" or _SESSION_HEADER in headers:
             await self.app(scope, receive, send)
             return
@@ -181,6 +193,33 @@ def _bearer(value: bytes | None) -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         return None
     return token.strip()
+
+
+async def _bounded_body(receive: Any, limit: int) -> Any:
+    """A ``receive`` that replays the request's body, read whole here; None when the body
+    passes `limit` bytes (reading stops there)."""
+    messages: list[Any] = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            break  # the client went away: hand that on
+        size += len(message.get("body", b""))
+        if size > limit:
+            return None
+        if not message.get("more_body", False):
+            break
+    body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
+    pending: list[Any] = [{"type": "http.request", "body": body, "more_body": False}]
+    pending += [m for m in messages if m["type"] != "http.request"]
+
+    async def replay() -> Any:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replay
 
 
 def _peer(scope: Any) -> str:

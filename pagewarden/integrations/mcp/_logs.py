@@ -7,10 +7,12 @@ requests (Playwright's ``console``, ``weberror``, ``request``, ``response`` and
 ``requestfailed`` events), and the session guard's ``network`` events: every refusal of the
 navigation gate (no proxy) and of the network layer, with the rule and policy that refused it.
 A request is shown as refused when the layer that judged it answered for it (the network
-layer's 403 with ``X-Pagewarden-Refused``; the gate's ``net::ERR_BLOCKED_BY_CLIENT``, or its
-``204`` for a navigation it refused) or a refusal of its URL was reported; it is matched with
-that refusal to name the rule. Refusals no page request of the tab shows (a ``CONNECT``, a
-websocket, a redirect hop, a download) are listed after the requests; the browser's own
+layer's answer with ``X-Pagewarden-Refused``: ``204 No Content`` for a refused navigation or
+redirect hop, so the tab stays where it was, and its 403 refusal page for any other request;
+the gate's ``net::ERR_BLOCKED_BY_CLIENT``, or its ``204`` for a navigation it refused) or a
+refusal of its URL was reported; it is matched with that refusal to name the rule. Refusals
+no page request of the tab shows (a ``CONNECT``, a websocket, a redirect hop, a download) are
+listed after the requests; the browser's own
 background traffic (refused for carrying no session token) is not. Everything is bounded
 (`MAX_ENTRIES` of each kind; message texts cut at `MAX_TEXT` characters).
 
@@ -124,7 +126,7 @@ class RequestEntry:
     navigation: bool = False  # the tab's top document
     status: int | None = None
     status_text: str = ""
-    refused_by: str | None = None  # the policy id the network layer's 403 names
+    refused_by: str | None = None  # the policy id the network layer's refusal names (its 204 or 403)
     failure: str | None = None
     refusal: dict[str, Any] | None = None  # the matched `network` event's data
     first: int = field(default=-1)  # seq of the first request of its redirect chain
@@ -309,7 +311,7 @@ class SessionLog:
             if entry is None:
                 return
             entry.status, entry.status_text, entry.refused_by = status, text, refused_by
-            gate_refused = status == 204 and entry.refusal is not None
+            gate_refused = status == 204 and (entry.refusal is not None or refused_by is not None)
             if entry.navigation and not gate_refused and not (300 <= status < 400):
                 # the tab's new document: "since the page loaded" starts with its first request
                 self._doc_start[id(entry.page)] = entry.first if entry.first >= 0 else entry.seq

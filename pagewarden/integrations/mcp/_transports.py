@@ -66,8 +66,8 @@ def endpoint_url(options: HttpOptions) -> str:
 def check_http(server: GuardedBrowserServer, options: HttpOptions) -> None:
     """Refuse, with a `ValueError` that says what to do, a configuration the server must not be
     served with: beyond loopback without TLS (or a TLS-terminating proxy), without tokens, or
-    with ``auth=False`` beyond loopback; a persistent profile for several clients; a tokens file
-    whose client policies clash with the server's."""
+    with ``auth=False`` beyond loopback or with any ``Host`` allowed; a persistent profile for
+    several clients; a tokens file whose client policies clash with the server's."""
     if (options.tls_cert is None) != (options.tls_key is None):
         raise ValueError("TLS needs both a certificate (--tls-cert) and its key (--tls-key)")
     check_binding(
@@ -88,6 +88,13 @@ def check_http(server: GuardedBrowserServer, options: HttpOptions) -> None:
             raise ValueError(
                 "--no-auth is for a server on loopback only: beyond it every request needs a token "
                 "(PAGEWARDEN_MCP_TOKEN or --tokens-file; see docs/guides/mcp.md#tokens)"
+            )
+        if "*" in options.allowed_hosts:
+            # no token and no Host check: a web page the user opens could rebind its name to
+            # 127.0.0.1 and drive this browser
+            raise ValueError(
+                "--no-auth with --allowed-hosts '*' would let any web page the user opens drive this "
+                "browser (DNS rebinding): name the allowed hosts, or use a token"
             )
     elif options.clients is None:
         raise ValueError(
