@@ -159,12 +159,16 @@ async def test_what_the_page_itself_or_the_goal_gives_still_opens(page: Page, si
     assert _arrived(site, "/goal-report")
 
 
-async def test_mcp_browser_navigate_with_an_intent_is_refused(site: LocalSite, tmp_path: Path) -> None:
+@pytest.mark.parametrize("proxy", [False, True], ids=["browser-layer", "network-layer"])
+async def test_mcp_browser_navigate_with_an_intent_is_refused(
+    site: LocalSite, tmp_path: Path, proxy: bool
+) -> None:
     from pagewarden.integrations.mcp import ServerOptions
     from tests.integrations._mcp_client import mcp_session, text_of
 
+    # the server's defaults (baseline policies, no model), with and without its network layer
     options = ServerOptions(
-        isolated=True, host_map={"*.test": site.port}, output_dir=tmp_path / "out", proxy=False, goal=GOAL
+        isolated=True, host_map={"*.test": site.port}, output_dir=tmp_path / "out", proxy=proxy, goal=GOAL
     )
     async with mcp_session(options) as (client, _):
         for page, url in (
