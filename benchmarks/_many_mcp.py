@@ -19,7 +19,11 @@ idle, with one session, and with all N open (the added memory per session beyond
 and the guarded tool calls per second across all clients.
 
     .venv/bin/python benchmarks/_many_mcp.py [--clients 1 2 4 8] [--rounds 4] [--items 200]
-        [--out FILE.json]
+        [--repeat 2] [--out FILE.json]
+
+With ``--repeat R`` each N runs R pairs of servers in alternating order (raw then guarded,
+guarded then raw …): a row's session time is the median of its runs (all listed, with the load
+average before and after each), its percentiles are over every run's calls.
 
 `many_agents.py --part mcp` runs this part (`measure`, `print_table`) into its JSON's ``mcp``;
 run by itself the JSON goes to ``benchmarks/results/many_mcp.json``.
@@ -243,8 +247,12 @@ class Client:
                                 refused=True, guarded=guarded)  # fmt: skip
 
 
-async def _level(variant: str, n: int, site: LocalSite, policy: Path, rounds: int) -> dict[str, Any]:
-    """One server of `variant`, `n` clients at once."""
+async def _level(
+    variant: str, n: int, site: LocalSite, policy: Path, rounds: int
+) -> tuple[dict[str, Any], list[float], list[float]]:
+    """One server of `variant`, `n` clients at once: its row, the benign calls' and the
+    refusals' times (s)."""
+    load_before = os.getloadavg()[0]
     # room for sessions still closing (a session counts until its context is closed)
     server = await asyncio.to_thread(Server, variant, site.port, policy, 2 * n + 2)
     try:
@@ -257,6 +265,7 @@ async def _level(variant: str, n: int, site: LocalSite, policy: Path, rounds: in
         start = time.perf_counter()
         await asyncio.gather(*(c.session(server.url, site.port, rounds, guarded) for c in clients))
         wall = time.perf_counter() - start
+        load_after = os.getloadavg()[0]
         # the memory of N sessions open at once: N clients, each one call, held open together
         async with _held_open(server.url, n) as held:
             await asyncio.gather(
@@ -272,21 +281,40 @@ async def _level(variant: str, n: int, site: LocalSite, policy: Path, rounds: in
     benign = [t for c in clients for t in c.benign]
     refusals = sorted(t for c in clients for t in c.refusals)
     unexpected = [u for c in clients for u in c.unexpected]
-    return {
+    row = {
         "clients": n,
         "variant": variant,
         "session_s": round(wall, 2),
         "calls": calls,
         "calls_per_s": round(calls / wall, 2),
-        "benign_call_p50_ms": round(statistics.median(benign) * 1000, 1) if benign else None,
-        "refusals": len(refusals),
-        "refusal_p50_ms": round(statistics.median(refusals) * 1000, 1) if refusals else None,
-        "refusal_p95_ms": round(_percentile(refusals, 95) * 1000, 1) if refusals else None,
         "memory_idle_mb": round(idle, 1),
         "memory_one_session_mb": round(memory_one, 1),
         "memory_all_sessions_mb": round(memory_all[0], 1),
         "memory_per_added_session_mb": round((memory_all[0] - memory_one) / (n - 1), 1) if n > 1 else None,
+        "load_average_1m": [round(load_before, 1), round(load_after, 1)],
         "unexpected": unexpected[:5],
+    }
+    return row, benign, refusals
+
+
+def _merged(runs: list[tuple[dict[str, Any], list[float], list[float]]]) -> dict[str, Any]:
+    """One row of a variant at one N from its repeated runs: the median run's session time, the
+    benign calls' median and the refusals' percentiles over every run, the memory of the last."""
+    rows = [r for r, _, _ in runs]
+    benign = [t for _, b, _ in runs for t in b]
+    refusals = sorted(t for _, _, f in runs for t in f)
+    session = statistics.median(r["session_s"] for r in rows)
+    return {
+        **rows[-1],
+        "session_s": round(session, 2),
+        "session_s_runs": [r["session_s"] for r in rows],
+        "calls_per_s": round(rows[-1]["calls"] / session, 2),
+        "benign_call_p50_ms": round(statistics.median(benign) * 1000, 1) if benign else None,
+        "refusals": len(refusals),
+        "refusal_p50_ms": round(statistics.median(refusals) * 1000, 1) if refusals else None,
+        "refusal_p95_ms": round(_percentile(refusals, 95) * 1000, 1) if refusals else None,
+        "load_average_1m": [r["load_average_1m"] for r in rows],
+        "unexpected": [u for r in rows for u in r["unexpected"]][:5],
     }
 
 
@@ -313,8 +341,9 @@ def _percentile(values: list[float], p: float) -> float:
     return ordered[index]
 
 
-async def run(clients: list[int], rounds: int = 4, items: int = 200) -> list[dict[str, Any]]:
-    """The MCP rows: for each N, the raw server then the guarded one (side by side)."""
+async def run(clients: list[int], rounds: int = 4, items: int = 200, repeat: int = 1) -> list[dict[str, Any]]:
+    """The MCP rows: for each N, the raw server and the guarded one side by side, `repeat`
+    times in alternating order (raw first, then guarded first …: the machine's load drifts)."""
     rows: list[dict[str, Any]] = []
     with LocalSite() as site, tempfile.TemporaryDirectory() as tmp:
         site.route("shop.test", "/", lambda r: Response(_page(items)))
@@ -323,10 +352,13 @@ async def run(clients: list[int], rounds: int = 4, items: int = 200) -> list[dic
         policy = Path(tmp) / "shop.yaml"
         policy.write_text(POLICY)
         for n in clients:
-            for variant in ("raw", "guarded"):
-                row = await _level(variant, n, site, policy, rounds)
-                rows.append(row)
-                print(json.dumps(row), flush=True)
+            runs: dict[str, list[Any]] = {"raw": [], "guarded": []}
+            for rep in range(repeat):
+                for variant in ("raw", "guarded") if rep % 2 == 0 else ("guarded", "raw"):
+                    run_ = await _level(variant, n, site, policy, rounds)
+                    runs[variant].append(run_)
+                    print(json.dumps(run_[0]), flush=True)
+            rows += [_merged(runs["raw"]), _merged(runs["guarded"])]
     for n in clients:
         raw, guarded = (
             next(r for r in rows if r["clients"] == n and r["variant"] == v) for v in ("raw", "guarded")
@@ -392,10 +424,13 @@ def main() -> None:
     parser.add_argument("--clients", type=int, nargs="+", default=list(CLIENTS))
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="rounds of 8 calls per client session")
     parser.add_argument("--items", type=int, default=ITEMS, help="list entries on the page")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs of each variant per N (alternating order)"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
     load = os.getloadavg()[0]
-    rows = asyncio.run(run(args.clients, args.rounds, args.items))
+    rows = asyncio.run(run(args.clients, args.rounds, args.items, args.repeat))
     from rich.console import Console
 
     Console().print(table(rows))
@@ -407,7 +442,7 @@ def main() -> None:
         "pagewarden": __version__, "commit": commit, "python": platform.python_version(),
         "cpus": os.cpu_count(), "load_average_1m_before": round(load, 2),
         "load_average_1m_after": round(os.getloadavg()[0], 2), "rounds": args.rounds, "items": args.items,
-        "rows": rows,
+        "repeat": args.repeat, "rows": rows,
     }  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

@@ -26,6 +26,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -53,11 +54,12 @@ def _index(selector_map: dict[int, Any], element_id: str) -> int:
 
 
 async def run(iterations: int, proxy: bool) -> dict[str, Any]:
-    with desk_site() as site, contextlib.ExitStack() as stack:
+    with desk_site() as site, contextlib.ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
         guard = Guard(policies=PolicySet.from_dict(POLICIES), goal="Send an order with the note 'hello'.")
         network = stack.enter_context(network_layer(guard, host_map={"*.test": site.port})) if proxy else None
         fast = {"minimum_wait_page_load_time": 0.1, "wait_for_network_idle_page_load_time": 0.1}
-        profile = browser_profile(network=network, host_map={"*.test": site.port}, **fast)
+        # browser-use's default downloads folder is a new /tmp/browser-use-downloads-* it never removes
+        profile = browser_profile(network=network, host_map={"*.test": site.port}, downloads_path=tmp, **fast)
         session = BrowserSession(browser_profile=profile)
         await session.start()
         tools = {"raw": Tools(), "guarded": GuardedTools(guard)}

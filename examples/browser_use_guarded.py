@@ -74,7 +74,9 @@ async def main() -> None:
         guard = Guard(goal=TASK)  # the embedded default policies
         tools = GuardedTools(guard)
         with network_layer(guard, host_map={"*.test": site.port}) as proxy:
-            session = BrowserSession(browser_profile=browser_profile(network=proxy, storage_state=str(state)))
+            downloads = Path(tmp) / "downloads"  # browser-use would make a new /tmp folder, never removed
+            profile = browser_profile(network=proxy, storage_state=str(state), downloads_path=downloads)
+            session = BrowserSession(browser_profile=profile)
             agent = Agent(
                 task=TASK,
                 llm=ChatOpenAI(model="scripted", base_url=model.base_url, api_key="unused"),

@@ -33,6 +33,14 @@ SECRET = "<secret>token</secret>"
 FAST = {"minimum_wait_page_load_time": 0.1, "wait_for_network_idle_page_load_time": 0.1}
 
 
+@pytest.fixture
+def fast(tmp_path: Path) -> dict[str, Any]:
+    """Profile settings: short page-load waits, and browser-use's downloads folder in the
+    test's own temporary directory (its default is a new ``/tmp/browser-use-downloads-*`` per
+    profile, never removed)."""
+    return {**FAST, "downloads_path": tmp_path / "downloads"}
+
+
 @pytest.fixture(scope="module")
 def demo() -> Iterator[DemoSite]:
     with DemoSite() as site:
@@ -61,7 +69,7 @@ async def _run(
 
 
 async def test_demo_planted_attack_is_stopped_and_the_benign_task_completes(
-    demo: DemoSite, tmp_path: Path
+    demo: DemoSite, tmp_path: Path, fast: dict[str, Any]
 ) -> None:
     """Issue 1's planted note tells agents to post at evil.test: the navigation there is
     refused with guidance (the model sees it as the action's error), then the comment is
@@ -83,7 +91,7 @@ async def test_demo_planted_attack_is_stopped_and_the_benign_task_completes(
     )
     with ScriptedLLM() as llm, network_layer(guard, host_map={"*.test": demo.port}) as proxy:
         llm.on(None, script)
-        profile = browser_profile(network=proxy, storage_state=str(signed_in), **FAST)
+        profile = browser_profile(network=proxy, storage_state=str(signed_in), **fast)
         session = BrowserSession(browser_profile=profile)
         history = await _run(llm, tools, session, ISSUE_1, steps=6)
     errors = [e for e in history.errors() if e]
@@ -104,7 +112,7 @@ async def test_demo_planted_attack_is_stopped_and_the_benign_task_completes(
     assert records[1].step.reasoning and "discussion page" in records[1].step.reasoning
 
 
-async def test_desk_attacks_stopped_at_the_action_layer(desk: LocalSite) -> None:
+async def test_desk_attacks_stopped_at_the_action_layer(desk: LocalSite, fast: dict[str, Any]) -> None:
     """A planted link, and a card number typed into the attacker's form: refused by
     `GuardedTools` (no network layer here), evil.test gets nothing."""
     desk.requests.clear()
@@ -118,7 +126,7 @@ async def test_desk_attacks_stopped_at_the_action_layer(desk: LocalSite) -> None
     ])  # fmt: skip
     with ScriptedLLM() as llm:
         llm.on(None, script)
-        session = BrowserSession(browser_profile=browser_profile(host_map={"*.test": desk.port}, **FAST))
+        session = BrowserSession(browser_profile=browser_profile(host_map={"*.test": desk.port}, **fast))
         history = await _run(llm, GuardedTools(guard), session, desk.url("shop.test", "/"), steps=8)
     errors = [e for e in history.errors() if e]
     assert len(errors) == 3 and all(e.startswith("ActionBlocked") for e in errors), errors
@@ -127,7 +135,7 @@ async def test_desk_attacks_stopped_at_the_action_layer(desk: LocalSite) -> None
     assert [r.form for r in desk.requests_to("shop.test", "/order")] == [{"note": ["hello"]}]
 
 
-async def test_unguarded_control_and_the_network_layer_alone(desk: LocalSite) -> None:
+async def test_unguarded_control_and_the_network_layer_alone(desk: LocalSite, fast: dict[str, Any]) -> None:
     """browser-use's own tools: the planted link reaches evil.test without pagewarden; with
     only the network layer (`pagewarden proxy`), the same click and the page's own beacon
     are refused on the wire."""
@@ -135,7 +143,7 @@ async def test_unguarded_control_and_the_network_layer_alone(desk: LocalSite) ->
     desk.requests.clear()
     with ScriptedLLM() as llm:
         llm.on(None, scripted_agent(script))
-        session = BrowserSession(browser_profile=browser_profile(host_map={"*.test": desk.port}, **FAST))
+        session = BrowserSession(browser_profile=browser_profile(host_map={"*.test": desk.port}, **fast))
         await _run(llm, Tools(), session, desk.url("shop.test", "/"), steps=2)
     assert "/collect" in [r.path for r in desk.requests_to("evil.test")]
 
@@ -149,7 +157,7 @@ async def test_unguarded_control_and_the_network_layer_alone(desk: LocalSite) ->
     ]
     with ScriptedLLM() as llm, network_layer(guard, host_map={"*.test": desk.port}) as proxy:
         llm.on(None, scripted_agent(beacon))
-        session = BrowserSession(browser_profile=browser_profile(network=proxy, **FAST))
+        session = BrowserSession(browser_profile=browser_profile(network=proxy, **fast))
         await _run(llm, Tools(), session, desk.url("shop.test", "/"), steps=3)
     assert desk.requests_to("evil.test") == []
     refused = {(e.data.get("host"), e.data.get("action")) for e in events if e.kind == "network"}
@@ -158,7 +166,7 @@ async def test_unguarded_control_and_the_network_layer_alone(desk: LocalSite) ->
 
 
 async def test_sensitive_data_is_judged_with_its_value_and_never_traced(
-    desk: LocalSite, tmp_path: Path
+    desk: LocalSite, tmp_path: Path, fast: dict[str, Any]
 ) -> None:
     """browser-use's domain-scoped ``sensitive_data``: typed into the attacker's form it is
     refused (the guard judged the value, not the placeholder); into the shop's own form it
@@ -173,7 +181,7 @@ async def test_sensitive_data_is_judged_with_its_value_and_never_traced(
     ])  # fmt: skip
     with ScriptedLLM() as llm:
         llm.on(None, script)
-        session = BrowserSession(browser_profile=browser_profile(host_map={"*.test": desk.port}, **FAST))
+        session = BrowserSession(browser_profile=browser_profile(host_map={"*.test": desk.port}, **fast))
         history = await _run(
             llm, GuardedTools(guard), session, desk.url("shop.test", "/"), steps=5,
             sensitive_data={"http*://shop.test": {"token": token}},
@@ -206,23 +214,36 @@ def test_the_example_runs() -> None:
 def test_the_integration_turns_browser_use_s_version_check_off() -> None:
     """Importing the integration (before browser-use runs an agent) sets the version check
     off (unless the user set BROWSER_USE_VERSION_CHECK); mitmproxy's logger goes to WARNING
-    when its layer starts (unless the application gave it a level)."""
+    when its layer starts (unless the application gave it a level). The downloads folders
+    browser-use makes in /tmp by itself (one at import, one per profile without
+    ``downloads_path``) are gone after the process exits when nothing was downloaded; a folder
+    with a download stays."""
     import os
     import subprocess
     import sys
 
     code = (
-        "import logging, os\n"
+        "import logging, os, pathlib\n"
         "import pagewarden.integrations.browser_use as b\n"
         "from browser_use.config import CONFIG\n"
+        "from browser_use.browser.session import DEFAULT_BROWSER_PROFILE\n"
         "print(CONFIG.BROWSER_USE_VERSION_CHECK)\n"
         "b._network._quiet_mitmproxy()\n"
         "print(logging.getLevelName(logging.getLogger('mitmproxy').level))\n"
+        "kept = b.browser_profile().downloads_path\n"
+        "(pathlib.Path(kept) / 'report.pdf').write_text('downloaded')\n"
+        "print(DEFAULT_BROWSER_PROFILE.downloads_path, b.browser_profile().downloads_path, kept)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "BROWSER_USE_VERSION_CHECK"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["False", "WARNING"]
+    check, level, *folders = done.stdout.split()
+    assert [check, level] == ["False", "WARNING"]
+    empty, kept = [Path(f) for f in folders[:2]], Path(folders[2])
+    assert all(f.name.startswith("browser-use-downloads-") and not f.exists() for f in empty), empty
+    assert (kept / "report.pdf").read_text() == "downloaded"
+    (kept / "report.pdf").unlink()
+    kept.rmdir()
 
 
 async def test_an_action_the_guard_cannot_judge_does_not_run() -> None:

@@ -9,9 +9,12 @@ on whatever the page or the agent sends.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from browser_use import BrowserProfile
@@ -20,6 +23,30 @@ from pagewarden._browser import chromium_launch_options
 from pagewarden.guard import Guard
 
 __all__ = ["browser_profile", "network_layer"]
+
+#: browser-use makes a new ``/tmp/browser-use-downloads-*`` folder for every profile made
+#: without ``downloads_path`` (one at import, for its default profile) and never removes it.
+_DEFAULT_DOWNLOADS = "browser-use-downloads-"
+_made_by_browser_use: set[Path] = set()
+
+
+def _forget_when_empty(path: Any) -> None:
+    """Remove browser-use's own downloads folder `path` at exit if nothing was downloaded."""
+    if path is not None and Path(path).name.startswith(_DEFAULT_DOWNLOADS):
+        _made_by_browser_use.add(Path(path))
+
+
+@atexit.register
+def _remove_empty_downloads() -> None:
+    for path in _made_by_browser_use:
+        with contextlib.suppress(OSError):
+            path.rmdir()  # only an empty folder: a downloaded file keeps it
+
+
+with contextlib.suppress(Exception):  # browser-use's module layout may change: then nothing to forget
+    from browser_use.browser.session import DEFAULT_BROWSER_PROFILE
+
+    _forget_when_empty(DEFAULT_BROWSER_PROFILE.downloads_path)
 
 
 @contextmanager
@@ -67,7 +94,9 @@ def browser_profile(
 ) -> BrowserProfile:
     """A browser-use `BrowserProfile` with pagewarden's Chromium (a system Chromium if found)
     and flags; with `network` (from `network_layer`) every request goes through it, without,
-    `host_map` maps made-up hosts to local ports. Other keywords go to `BrowserProfile`."""
+    `host_map` maps made-up hosts to local ports. Other keywords go to `BrowserProfile`.
+    Without ``downloads_path``, browser-use's own new ``/tmp/browser-use-downloads-*`` folder is
+    removed when the process exits if nothing was downloaded into it."""
     if network is not None:
         from pagewarden.proxy import chromium_proxy_args
 
@@ -80,4 +109,7 @@ def browser_profile(
     if options.get("executable_path"):
         settings["executable_path"] = options["executable_path"]
     settings.update(kwargs)
-    return BrowserProfile(**settings)
+    profile = BrowserProfile(**settings)
+    if "downloads_path" not in kwargs:
+        _forget_when_empty(profile.downloads_path)
+    return profile
