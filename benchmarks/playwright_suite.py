@@ -95,6 +95,17 @@ KNOWN: dict[str, tuple[tuple[str, ...], str]] = {
     ),
 }
 
+#: Refusals that are the guard's purpose, whichever test meets them: the guard's exception
+#: naming this policy rule, in these modes (a test opening a local file with page.goto).
+KNOWN_REFUSALS: dict[str, tuple[tuple[str, ...], str]] = {
+    "[PW-NAVIGATION/file_url]": (
+        ("enforce",),
+        "the test opens a file: URL; the guard refuses it in enforce mode (PW-NAVIGATION/file_url, "
+        "a boundary of the browser tier, not a policy that permissive policies turn off: a page "
+        "must not lead the agent to this machine's files); monitor mode records it and runs it",
+    ),
+}
+
 
 @dataclass
 class Outcome:
@@ -340,6 +351,10 @@ def compare(run: ApiRun, modes: list[str]) -> dict[str, Any]:
                 continue
             known = KNOWN.get(function_of(test))
             reason = known[1] if known is not None and mode in known[0] else None
+            if reason is None and "ActionBlocked" in guarded.message:
+                for marker, (modes_, why) in KNOWN_REFUSALS.items():
+                    if mode in modes_ and marker in guarded.message:
+                        reason = why
             rows.append({"test": test, "outcome": guarded.outcome, "known_reason": reason,
                          "message": guarded.message[:1500]})  # fmt: skip
         differences[mode] = rows
@@ -471,6 +486,7 @@ def main(argv: list[str] | None = None) -> int:
             "enforce": 'Guard(mode="enforce", baseline=False, approver=approve_all): permissive policies',
         },
         "known": {name: {"modes": list(m), "reason": r} for name, (m, r) in KNOWN.items()},
+        "known_refusals": {rule: {"modes": list(m), "reason": r} for rule, (m, r) in KNOWN_REFUSALS.items()},
         "apis": summary,
         "table": table,
     }
