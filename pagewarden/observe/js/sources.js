@@ -515,6 +515,9 @@ function addressSources(address, opts) {
     const text = nodeValueOf(comment) || "";
     if (text.length >= 4 && addressIn(text, address)) add(parentElementOf(comment) || body, text, "comment", true);
   }
+  // where the body's text does not reach: open shadow roots, same-origin frames' documents,
+  // form fields' values (read only when neither the text nor a comment gave the address)
+  if (!out.length) elsewhere(body, address, add, () => out.length);
   // links: candidates by their written target (the host written plainly or in a form that needs
   // folding; for an IP address any absolute target; relative ones when this page is on the
   // address's host), then resolved by the browser's own URL parser
@@ -558,4 +561,47 @@ function addressSources(address, opts) {
     }
   }
   return out;
+}
+
+const ELSEWHERE_ELEMENTS = 200000;
+const ELSEWHERE_PLACES = "iframe, frame, object, input, textarea";
+
+function elsewhere(root, address, add, found) {
+  // The address in text the body's own text does not hold: open shadow roots (and theirs),
+  // documents of same-origin frames, and the values of form fields. Each place is read whole
+  // (folded like the page's text); at most a bounded number of elements is walked (the walk
+  // only asks each element for its shadow root; frames and fields are found natively).
+  const doc = ownerDocumentOf(root) || document;
+  const queue = [[doc, root, 0]];
+  let walked = 0;
+  for (let q = 0; q < queue.length && walked < ELSEWHERE_ELEMENTS && found() < 4; q++) {
+    const owner = queue[q][0], top = queue[q][1], depth = queue[q][2];
+    const places = isElement(top) ? queryAll(top, ELSEWHERE_PLACES) : shadowQueryAll(top, ELSEWHERE_PLACES);
+    for (let i = 0; i < places.length && found() < 4; i++) {
+      const el = places[i];
+      const t = tag(el);
+      if (t === "input" || t === "textarea") {
+        const value = String(instanceGet(valueGetters, el, "") || "");
+        if (value.length >= 4 && addressIn(value, address)) add(el, value, "field", false);
+      } else if (depth < 4) {
+        const inner = frameParts(el)[1];
+        const body = inner ? bodyOf(inner) : null;
+        if (body) {
+          const text = textContentOf(body) || "";
+          if (addressIn(text, address)) add(el, text, "frame", false);
+          push(queue, [inner, body, depth + 1]);
+        }
+      }
+    }
+    if (depth >= 8) continue;
+    const walker = makeWalker(owner, top, SHOW_ELEMENT);
+    for (let el = walkNext(walker); el && walked < ELSEWHERE_ELEMENTS; el = walkNext(walker)) {
+      walked++;
+      const shadow = shadowRootOf(el);
+      if (!shadow) continue;
+      const text = textContentOf(shadow) || "";
+      if (addressIn(text, address)) add(el, text, "shadow", false);
+      push(queue, [owner, shadow, depth + 1]);
+    }
+  }
 }
