@@ -60,9 +60,18 @@ def _card(match: re.Match[str]) -> str:
     return "[REDACTED:card_number]" if 13 <= len(digits) <= 19 and luhn_valid(digits) else match.group(0)
 
 
+#: The user name and password of a URL (``scheme://user:pass@host``), as written anywhere in a text.
+URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*:(?:/|\\|%2f|%5c){2})([^\s/\\?#@\"'<>]+)@")
+
+
 def redact_credentials(text: str) -> str:
-    """`text` with API keys, private keys, JWTs and card numbers replaced by a marker."""
-    if not text or len(text) < 13:
+    """`text` with API keys, private keys, JWTs, card numbers and URLs' user names and passwords
+    replaced by a marker."""
+    if not text:
+        return text
+    if "@" in text:
+        text = URL_USERINFO.sub(r"\1[REDACTED:userinfo]@", text)
+    if len(text) < 13:
         return text
     text = _PRIVATE_KEY_BLOCK.sub("[REDACTED:private_key]", text)
     text = API_KEY.sub("[REDACTED:api_key]", text)

@@ -66,7 +66,9 @@ class LocalSite:
     """A threaded HTTP server for several host names on one 127.0.0.1 port.
 
     Hosts map to a directory of static files (``add_directory``) and/or to dynamic routes
-    (``route``). Unknown hosts and paths get 404. Use as a context manager.
+    (``route``). Unknown hosts and paths get 404. Use as a context manager. It can also be a
+    browser's proxy (``--proxy-server``, a context's ``proxy``): requests in absolute form, and
+    plain HTTP through a ``CONNECT`` tunnel, are served and recorded by their ``Host``.
     """
 
     def __init__(self) -> None:
@@ -105,6 +107,17 @@ class LocalSite:
                     self.wfile.write(payload)
 
             do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _serve
+
+            def do_CONNECT(self) -> None:
+                # As a browser's proxy: the tunnel is opened (and recorded); the plain HTTP
+                # requests sent through it are then served like any other (TLS ones fail).
+                target = self.path.rsplit(":", 1)[0].strip("[]").lower()
+                headers = dict(self.headers.items())
+                with site._lock:
+                    site.requests.append(RecordedRequest("CONNECT", target, "", {}, b"", headers))
+                self.send_response(200, "Connection Established")
+                self.end_headers()
+                self.close_connection = False
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True

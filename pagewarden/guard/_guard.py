@@ -399,6 +399,28 @@ class Guard:
                 "them from every other site",
             )
 
+    def _note_url_credentials(self, url: str) -> None:
+        """A user name and password written into a URL are redacted from now on, in every
+        encoding the registry knows (the trace's text form is redacted by its format anyway)."""
+        parsed = parse_url(url)
+        if not parsed.has_userinfo:
+            return
+        userinfo = url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[0]
+        user, colon, password = userinfo.partition(":")
+        # the password, and the pair; a user name alone only when it is long enough to be a token
+        values = (password, userinfo) if colon else ((user,) if len(user) >= 12 else ())
+        for value in values:
+            # (short ones would redact ordinary words: the URL's own form is redacted anyway)
+            if len(value) >= max(8, MIN_SECRET_LENGTH) and value not in self.secrets:
+                self.secrets.add(value, label="url-credentials", enforce=False)
+                global_secrets().add(value, label="url-credentials", enforce=False)
+
+    def open_blocks(self, step: Step, verdict: Verdict) -> None:
+        """`step` is about to run, allowed by `verdict`: the private address blocks it leads to
+        are the session's from now on (the navigation gate and the network layer let its
+        requests there through)."""
+        self.session.open_blocks(step, verdict)
+
     def subscribe(self, sink: EventSink, kinds: Iterable[str] | None = None) -> Callable[[], None]:
         """Call `sink` with every `GuardEvent` of this guard (steps as they are judged, and
         what other components emit), or only with those of `kinds` (``{"network"}``: a sink
@@ -429,6 +451,8 @@ class Guard:
     # -- judging (sans-I/O) -------------------------------------------------------------
     def make_step(self, action: Action, observation: Observation, reasoning: str | None = None) -> Step:
         """A step for `action` with the session's goal, previous step and next index."""
+        if action.value and "@" in action.value:
+            self._note_url_credentials(action.value)
         return Step(
             action=action,
             observation=observation,

@@ -6,7 +6,7 @@ from collections import deque
 from dataclasses import replace
 
 from pagewarden._url import parse_url, registrable_domain
-from pagewarden.rules import HistoryEntry, RuleMemory, SessionView, TabMemory
+from pagewarden.rules import HistoryEntry, InternalAccess, RuleMemory, SessionView, TabMemory, blocks_reached
 from pagewarden.steps import PreviousStep, Step, Verdict
 from pagewarden.trace import PASSWORD_MASK
 
@@ -27,11 +27,29 @@ class SessionState:
         self.tabs = TabMemory()
         #: the rules' running state (budget counters, sequence progress), kept by the guard
         self.memory = RuleMemory()
+        #: the private address blocks this session has opened (read by the gate and the proxy too)
+        self.internal = InternalAccess()
 
     def view(self, step: Step | None = None) -> SessionView:
         """A read-only view for the rules tier (with `step`: its tab's provenance too)."""
         tab = self.tabs.view(step) if step is not None else None
-        return SessionView(self.history, self.user_messages, self.typed_passwords, tab, self.memory)
+        return SessionView(
+            self.history, self.user_messages, self.typed_passwords, tab, self.memory, self.internal.blocks
+        )
+
+    def open_blocks(self, step: Step, verdict: Verdict) -> None:
+        """An allowed step is about to run (or ran): the private address blocks it goes to, and
+        the one its page is in, are the session's from now on (see `pagewarden.rules._addresses`)."""
+        if not verdict.allowed:
+            return
+        urls = [step.observation.url or ""]
+        prediction = verdict.prediction
+        if prediction is not None and prediction.navigation is not None:
+            urls.append(prediction.navigation.url)
+        if step.action.kind in ("goto", "new_page", "request") and step.action.value:
+            urls.append(step.action.value)
+        for block in blocks_reached(urls):
+            self.internal.open(block)
 
     def next_index(self) -> int:
         """Index of the step about to be judged."""
@@ -56,6 +74,7 @@ class SessionState:
         self.tabs.record(step, verdict.prediction, ran=ran)
         if not ran:
             return None
+        self.open_blocks(step, verdict)
         action = step.action
         if action.kind == "send_msg_to_user" and action.value:
             self.user_messages.append(action.value)

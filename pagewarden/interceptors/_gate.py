@@ -243,6 +243,11 @@ def gate_needed(guard: Any) -> bool:
         return True
 
 
+def session_access(guard: Any) -> Callable[[], Any]:
+    """The guard's current session's opened private address blocks (`InternalAccess`)."""
+    return lambda: getattr(getattr(guard, "session", None), "internal", None)
+
+
 def page_site(url: str) -> str | None:
     """The registrable domain of a page URL (None for pages with no host)."""
     host = parse_url(url).host if url else ""
@@ -297,7 +302,7 @@ class NavigationGate:
     def for_guard(cls, guard: Any) -> NavigationGate:
         """The gate for `guard` (with no URL or domain rule it routes nothing and judges the
         downloads responses start only)."""
-        rules = EgressRules.from_policies(getattr(guard, "policies", None))
+        rules = EgressRules.from_policies(getattr(guard, "policies", None), access=session_access(guard))
         return cls(guard, rules, navigation_pattern(rules))
 
     def grant(self, step: Any, verdict: Verdict) -> None:

@@ -60,7 +60,14 @@ from pagewarden.interceptors._interception import (
     Where,
     interception_for,
 )
-from pagewarden.rules import NETWORK_POLICY, Refusal, download_refusal, saved_file
+from pagewarden.rules import (
+    INTERNAL_URL_GLOBS,
+    NETWORK_POLICY,
+    Refusal,
+    download_refusal,
+    internal_url,
+    saved_file,
+)
 
 if TYPE_CHECKING:
     from pagewarden.interceptors._gate import NavigationGate
@@ -147,6 +154,8 @@ class HopGate:
             out.append(_REPORTS)
         for pattern in deny_url_patterns(gate.rules, covered=bool(gate.csp)):
             out.append({"urlPattern": pattern, "requestStage": "Request"})
+        if gate.rules.addresses is not None:  # internal addresses: requests of any kind, any frame
+            out.extend({"urlPattern": glob, "requestStage": "Request"} for glob in INTERNAL_URL_GLOBS)
         return out
 
     def install(self, context: Any, mode: str) -> Steps:
@@ -262,7 +271,8 @@ class HopGate:
         request = event.get("request") or {}
         url = str(request.get("url") or "")
         document = event.get("resourceType") == "Document"
-        if document and (self.gate.pattern is None or not self.gate.pattern.search(url)):
+        internal = self.gate.rules.addresses is not None and internal_url(url)
+        if document and (self.gate.pattern is None or not self.gate.pattern.search(url)) and not internal:
             return None
         hop = bool(event.get("redirectedRequestId"))
         action = ("redirect" if hop else "navigation") if document else "request"

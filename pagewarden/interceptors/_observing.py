@@ -16,6 +16,7 @@ from pagewarden.observe import (
     FactsUnavailable,
     Observation,
     TextSource,
+    address_needle,
     closed_shadow_facts,
     direct_reader,
     facts_at_point,
@@ -75,6 +76,7 @@ def _observe(
         later["tabs"] = tabs
 
     needle = needle_for(action.kind, action.value) if action.kind in _NEEDS_SOURCES else None
+    address = address_needle(action.value, url or None) if action.kind in _URL_KINDS else None
     ugc = shared.ugc_selectors
     lib = shared.facts_reader
     field = action.kind in _TYPING
@@ -189,17 +191,30 @@ def _observe(
                 engine=engine, pin=pin, stops=stops, hosts=hosts, direct=direct,
                 meanwhile=meanwhile,
             )  # fmt: skip
-        elif needle and page is not None:
+        elif (needle or address) and page is not None:
             try:
                 url_path = parse_url(action.value or "").path if action.kind in _URL_KINDS else None
                 sources = yield from value_sources(
-                    page, needle, ugc_selectors=ugc, lib=lib, path=url_path, engine=engine, direct=direct,
-                    meanwhile=meanwhile,
+                    page, needle or "", ugc_selectors=ugc, lib=lib, path=url_path, engine=engine,
+                    direct=direct, meanwhile=meanwhile, address=address,
                 )  # fmt: skip
             except (FactsUnavailable, EngineMissing):
                 raise
             except Exception as exc:  # noqa: BLE001 - mid-navigation pages have no text to search
                 notes.append(f"page text unavailable: {type(exc).__name__}")
+        if address is not None and not sources:
+            # a new tab, or a request context of no page: the address may come from the tabs
+            # the agent was reading
+            for other in _reading_tabs(shared, owner, page, url):
+                try:
+                    sources = yield from value_sources(
+                        other, needle or "", ugc_selectors=ugc, lib=lib, engine=shared.reader_engine(other),
+                        address=address,
+                    )  # fmt: skip
+                except Exception as exc:  # noqa: BLE001 - a tab navigating or closing: not read
+                    notes.append(f"another tab's text unavailable: {type(exc).__name__}")
+                if sources:
+                    break
         if spec.drop is not None:
             drop_arg = _arg(args, kwargs, spec.drop, 1 if spec.target == "selector" else 0)
             if isinstance(drop_arg, str) and hasattr(raw, "locator"):
@@ -260,6 +275,29 @@ def _observe(
         value_sources=sources,
         notes=tuple(notes),
     )
+
+
+#: how many other tabs a typed address is looked for in
+_OTHER_TABS = 3
+
+
+def _reading_tabs(shared: SharedState, owner: Guarded, page: Any, url: str) -> list[Any]:
+    """The tabs whose text may have given an address the agent opens from `page`: none when
+    `page` shows a page of its own (the agent reads that one), else the context's other tabs
+    showing a page, latest first (a new tab; ``context.request``, which has no page)."""
+    if page is not None and parse_url(url or "about:blank").host:
+        return []
+    try:
+        if page is not None:
+            context = shared.context_of(page)
+        else:
+            parent = getattr(owner, "_pw_parent", None)
+            context = parent if type(parent).__name__ == "BrowserContext" else None
+        pages = list(context.pages) if context is not None else []
+    except Exception:  # noqa: BLE001 - a closed context has no tabs
+        return []
+    shown = [p for p in pages if p is not page and parse_url(getattr(p, "url", "") or "about:blank").host]
+    return list(reversed(shown))[:_OTHER_TABS]
 
 
 def _route_through_gate(shared: SharedState, page: Any, notes: list[str]) -> Pipeline:

@@ -164,6 +164,7 @@ def guarded_action(
         raise guard.stop(step, verdict)
     call_args = tuple(shared.unwrap(a) for a in args)
     call_kwargs = {k: shared.unwrap(v) for k, v in kwargs.items()}
+    guard.open_blocks(step, verdict)  # private addresses it goes to: the gate and proxy let them be
     if network is not None:
         yield from _tag_tab(network, page, step.observation.tab)
         network.grant(step, verdict)  # the proxy lets this action's navigation through

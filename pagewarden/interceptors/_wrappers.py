@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import secrets
+import types
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -550,9 +552,7 @@ class Guarded:
                 without_guard_frames(exc)  # the same exception, its stack tidied
                 raise
 
-        call.__name__ = name
-        call.__doc__ = getattr(method, "__doc__", None)
-        return call
+        return _as_method(call, method, self)
 
     def _route(self, spec: ActionSpec, method: Any) -> Callable[..., Any]:
         """``route``: the agent's handler runs behind the navigation gate (`gate_first`)."""
@@ -566,9 +566,7 @@ class Guarded:
                 kwargs["handler"] = shared.gate_first(kwargs["handler"])
             return action(*args, **kwargs)
 
-        call.__name__ = "route"
-        call.__doc__ = getattr(method, "__doc__", None)
-        return call
+        return _as_method(call, method, self)
 
     def _unroute(self, name: str, method: Any) -> Callable[..., Any]:
         """``unroute`` / ``unroute_all``: the agent's routes go; the navigation gate stays (put
@@ -592,9 +590,7 @@ class Guarded:
             again()
             return result
 
-        call.__name__ = name
-        call.__doc__ = getattr(method, "__doc__", None)
-        return call
+        return _as_method(call, method, self)
 
     def _read(self, name: str, method: Any) -> Callable[..., Any]:
         shared = self._pw_shared
@@ -613,9 +609,24 @@ class Guarded:
                 return _await_and_wrap(result, shared, parent)
             return shared.wrap_result(result, parent)
 
-        call.__name__ = name
-        call.__doc__ = getattr(method, "__doc__", None)
-        return call
+        return _as_method(call, method, self)
+
+
+def _as_method(call: Callable[..., Any], method: Any, owner: Guarded) -> Any:
+    """`call` as `method` looks: a method bound to the stand-in, with Playwright's name,
+    docstring and signature (and a coroutine function where Playwright's is one)."""
+    if inspect.iscoroutinefunction(method):
+
+        async def bound(_owner: Any, *args: Any, **kwargs: Any) -> Any:
+            return await call(*args, **kwargs)
+    else:
+
+        def bound(_owner: Any, *args: Any, **kwargs: Any) -> Any:
+            return call(*args, **kwargs)
+
+    with contextlib.suppress(AttributeError, TypeError):
+        functools.update_wrapper(bound, getattr(method, "__func__", method))
+    return types.MethodType(bound, owner)
 
 
 async def _then(awaitable: Any, again: Callable[[], Any]) -> Any:

@@ -4,6 +4,7 @@ from pagewarden.observe._direct import direct_reader
 from pagewarden.observe._gather import (
     EngineMissing,
     FactsUnavailable,
+    address_needle,
     facts_at_point,
     facts_of_focused,
     facts_of_handle,
@@ -39,6 +40,7 @@ __all__ = [
     "Observation",
     "OverlayFacts",
     "TextSource",
+    "address_needle",
     "closed_shadow_facts",
     "direct_reader",
     "facts_at_point",

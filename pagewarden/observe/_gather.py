@@ -12,14 +12,19 @@ page) is taken only when asked for.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
 from collections.abc import Callable, Generator, Sequence
 from functools import cache
 from typing import Any
+from urllib.parse import unquote
+
+import idna as _idna
 
 from pagewarden._calls import Call
+from pagewarden._netaddr import ip_of
 from pagewarden._serde import DataFormatError, from_data
 from pagewarden._url import parse_url
 from pagewarden.observe._library import library
@@ -30,6 +35,7 @@ __all__ = [
     "EngineMissing",
     "FactsUnavailable",
     "Gather",
+    "address_needle",
     "facts_at_point",
     "facts_of_focused",
     "facts_of_handle",
@@ -210,6 +216,32 @@ def _run(fn: Callable[..., Any], entry: str, head: tuple[Any, ...], opts: dict[s
         if not (isinstance(result, dict) and result.get("__missing")):
             return result
     return (yield Call(fn, (*head, _inline_js(entry), opts)))
+
+
+def address_needle(value: str | None, base: str | None = None) -> dict[str, Any] | None:
+    """What the reader looks for when the agent opens a URL (see `sources.js`): the host's
+    spellings (punycode and Unicode), the path (decoded, lower case; "" for the root), and for
+    an IP literal its IPv4 address as a number (``v4``, also for an IPv4-mapped IPv6 literal)
+    and its IPv6 form (``v6``). None when the URL has no host."""
+    if not value:
+        return None
+    parsed = parse_url(value, base or None)
+    host = parsed.host
+    if not host or not parsed.valid:
+        return None
+    path = unquote(parsed.path or "/").lower().rstrip("/")
+    hosts = [host]
+    if "xn--" in host:
+        with contextlib.suppress(Exception):  # a label that does not decode: punycode only
+            hosts.append(_idna.decode(host).lower())
+    out: dict[str, Any] = {"hosts": hosts, "path": path}
+    if parsed.is_ip:
+        address = ip_of(host)
+        if host.startswith("["):
+            out["v6"] = host
+        if address is not None and address.version == 4:
+            out["v4"] = int(address)
+    return out
 
 
 def needle_for(kind: str, value: str | None) -> str | None:
@@ -496,12 +528,17 @@ def value_sources(
     engine: str | None = None,
     direct: Any = None,
     meanwhile: Callable[[], Any] | None = None,
+    address: dict[str, Any] | None = None,
 ) -> Gather:
     """Where `needle` occurs in the page (text, links, aria attributes).
 
-    For a URL, `needle` is host+path and `path` its path, which relative links contain.
+    For a URL, `needle` is host+path and `path` its path, which relative links contain; with
+    `address` (`address_needle`) the reader looks for the address however the page writes it
+    (text, comments, links, labelling attributes).
     """
-    opts = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "path": path}
+    opts: dict[str, Any] = {"needle": needle, "ugc": list(ugc_selectors), "lib": lib, "path": path}
+    if address is not None:
+        opts["address"] = address
     if engine:
         result = yield from _read(
             page_or_frame, engine, "sources", opts, document=True, direct=direct, meanwhile=meanwhile

@@ -32,11 +32,14 @@ __all__ = [
     "ForbidElementRule",
     "InputAllowRule",
     "InstructionProvenanceRule",
+    "InternalAddressesRule",
+    "LookalikeHostsRule",
     "Rule",
     "SensitiveDataRule",
     "SequenceRule",
     "SequenceStep",
     "UrlAllowRule",
+    "UrlCredentialsRule",
     "UrlDenyRule",
     "parse_rule",
     "rule_to_dict",
@@ -458,6 +461,84 @@ class InstructionProvenanceRule(_RuleBase):
     )
 
 
+def _check_address_entries(value: list[str]) -> list[str]:
+    """Each entry: an IP address, a CIDR range or a host name (pattern)."""
+    import ipaddress
+
+    for item in value:
+        text = item.strip()
+        if not text:
+            raise ValueError("entries must not be empty strings")
+        bare = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+        try:
+            ipaddress.ip_network(bare, strict=False)
+            continue
+        except ValueError:
+            pass
+        if "/" in text or any(c.isspace() for c in text):
+            raise ValueError(f"{item!r} is neither an address, a CIDR range (10.0.0.0/8) nor a host name")
+    return value
+
+
+AddressEntries = Annotated[list[str], BeforeValidator(_as_list), AfterValidator(_check_address_entries)]
+HostPatterns = Annotated[list[str], BeforeValidator(_as_list), AfterValidator(_check_terms)]
+
+
+class InternalAddressesRule(_RuleBase):
+    """Cloud metadata and link-local addresses are refused; private ranges are a boundary."""
+
+    kind: ClassVar[str] = "internal_addresses"
+    summary: ClassVar[str] = (
+        "cloud metadata and link-local addresses are refused however a request starts; a public page "
+        "leading into a private range (loopback, RFC 1918, 100.64.0.0/10, fc00::/7) needs approval, "
+        "and a page's own requests there are refused, unless the session started there or `allow` "
+        "names it"
+    )
+    allow: AddressEntries = Field(
+        default_factory=list,
+        description="Addresses, CIDR ranges (`10.0.0.0/8`, `fd00::/8`) and host names (`*.corp.example`) "
+        "that agents and pages may reach. A metadata address is allowed only when named itself "
+        "(`169.254.169.254`, `metadata.google.internal`) or by a range inside link-local space. "
+        "Allowances are read from every policy of the set (they also allow what the baseline refuses).",
+    )
+
+
+class UrlCredentialsRule(_RuleBase):
+    """A URL must not carry a user name or password (``user:pass@host``)."""
+
+    kind: ClassVar[str] = "url_credentials"
+    summary: ClassVar[str] = (
+        "goto, links, new pages and `page.request` must not use a URL with a user name or password in it "
+        "(`user:pass@host`, also the `trusted.test@evil.test` trick), except to `allow` hosts"
+    )
+    allow: HostPatterns = Field(
+        default_factory=list,
+        description="Domain patterns (as in `domain_allow`) a URL may carry credentials for. "
+        "Allowances are read from every policy of the set.",
+    )
+
+
+class LookalikeHostsRule(_RuleBase):
+    """A host that imitates one the goal or an allow-list names is deceptive."""
+
+    kind: ClassVar[str] = "lookalike_hosts"
+    summary: ClassVar[str] = (
+        "goto, links, new pages and `page.request` must not reach a host that imitates one the goal or an "
+        "allow-list names (look-alike letters, punycode, one letter away, another top-level domain, the "
+        "real host in front of another site), nor a host whose name mixes scripts"
+    )
+    protect: HostPatterns = Field(
+        default_factory=list,
+        description="Hosts to protect besides those the goal and the `domain_allow` / `url_allow` "
+        "rules name.",
+    )
+    allow: HostPatterns = Field(
+        default_factory=list,
+        description="Domain patterns that are never judged look-alikes (a sister site of yours). "
+        "Allowances are read from every policy of the set.",
+    )
+
+
 Rule = (
     UrlDenyRule
     | UrlAllowRule
@@ -470,6 +551,9 @@ Rule = (
     | ForbidElementRule
     | SequenceRule
     | InstructionProvenanceRule
+    | InternalAddressesRule
+    | UrlCredentialsRule
+    | LookalikeHostsRule
 )
 
 _RULE_MODELS: dict[str, type[_RuleBase]] = {
@@ -486,6 +570,9 @@ _RULE_MODELS: dict[str, type[_RuleBase]] = {
         ForbidElementRule,
         SequenceRule,
         InstructionProvenanceRule,
+        InternalAddressesRule,
+        UrlCredentialsRule,
+        LookalikeHostsRule,
     )
 }
 RULE_KINDS: tuple[str, ...] = tuple(_RULE_MODELS)

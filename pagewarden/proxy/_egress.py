@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -55,6 +55,11 @@ def is_navigation(request: http.Request) -> bool:
     return request.headers.get("upgrade-insecure-requests") == "1" and "text/html" in request.headers.get(
         "accept", ""
     )
+
+
+def initiator_of(request: http.Request) -> str | None:
+    """The page a request says it comes from (``Origin``, else ``Referer``; None: not said)."""
+    return request.headers.get("origin") or request.headers.get("referer") or None
 
 
 def refuse_flow(flow: http.HTTPFlow, refusal: Refusal) -> None:
@@ -94,11 +99,13 @@ class EgressPolicy:
         on_refusal: RefusalSink | None = None,
         *,
         open_refused_tunnels: bool = False,
+        access: Callable[[], Any] | None = None,
     ) -> None:
         self._policies = list(policies or ())
-        #: the proxy's own options (`configure`), kept to rebuild the rules in `set_policies`
-        self._options: dict[str, Any] = {}
-        self.rules = EgressRules.from_policies(self._policies)
+        #: the proxy's own options (`configure`), kept to rebuild the rules in `set_policies`;
+        #: `access`: the guarded session's opened private address blocks (None: any browser)
+        self._options: dict[str, Any] = {"access": access} if access is not None else {}
+        self.rules = EgressRules.from_policies(self._policies, **self._options)
         self.sinks: list[RefusalSink] = [on_refusal] if on_refusal is not None else []
         # the latest refusals (each is also a `network` event and a log line): bounded, so a page
         # that keeps requesting a refused host for hours does not grow memory
@@ -119,6 +126,7 @@ class EgressPolicy:
 
         if updated & {"pagewarden_strict", "pagewarden_allow_hosts", "pagewarden_deny_hosts"}:
             self._options = {
+                **({"access": self._options["access"]} if "access" in self._options else {}),
                 "strict": ctx.options.pagewarden_strict,
                 "allow_hosts": list(ctx.options.pagewarden_allow_hosts),
                 "deny_hosts": list(ctx.options.pagewarden_deny_hosts),
@@ -186,7 +194,7 @@ class EgressPolicy:
         frame = navigation and request.headers.get("sec-fetch-dest", "") in ("iframe", "frame")
         refusal = self.rules.judge(
             url, navigation=navigation, action="websocket" if websocket else None, method=request.method,
-            frame=frame,
+            frame=frame, initiator=initiator_of(request),
         )
         host_header = request.host_header
         header_host = parse_url(f"http://{host_header}/").host if host_header else ""

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from pagewarden.proxy._addresses import AddressCheck
 from pagewarden.proxy._ca import CA_CERT, spki_pin
 from pagewarden.proxy._downloads import DownloadGate
 from pagewarden.proxy._egress import EgressPolicy
@@ -25,6 +26,11 @@ __all__ = ["PROBE_HOST", "chromium_proxy_args", "session_proxy", "standalone_pro
 
 #: A host every pagewarden proxy refuses; `verify_enforcing` asks for it.
 PROBE_HOST = "enforcement-probe.pagewarden.invalid"
+
+
+def _session_access(guard: Any) -> Any:
+    """The guarded session's opened private address blocks (`InternalAccess`), read per request."""
+    return lambda: getattr(getattr(guard, "session", None), "internal", None)
 
 
 def _follow_policies(guard: Any, egress: EgressPolicy) -> None:
@@ -61,6 +67,8 @@ def session_proxy(
     the browser's own traffic — are refused.
     Addon chain: `SessionTokens`, `EgressPolicy`, `NavigationGrants` (unless
     ``grants=False``), `ExfiltrationFilter`, `DownloadGate`, `Replay` (option ``pagewarden_replay``),
+    `AddressCheck` (after every addon that may refuse or answer a request: it resolves only the
+    names of requests that would leave),
     `Recorder` (option ``pagewarden_record``; ``guard.recording``'s flows file when the guard
     records a session), then `addons`, and `HostMap` last. Refusals are ``network`` events of
     the guard (redacted by it)."""
@@ -95,9 +103,12 @@ def session_proxy(
         known=sessions.__contains__, report=route, download_owner=download_owner, port_owner=port_owner
     )
     chain: list[Any] = [tokens]
-    egress = EgressPolicy(guard.policies, on_refusal=route, open_refused_tunnels=True)
+    egress = EgressPolicy(
+        guard.policies, on_refusal=route, open_refused_tunnels=True, access=_session_access(guard)
+    )
     _follow_policies(guard, egress)
     chain.append(egress)
+    mapped = HostMap(host_map) if host_map else None
     if grants:
         chain.append(NavigationGrants(sessions, egress))
     def route_flow(flow: Any, refusal: Refusal) -> None:
@@ -115,9 +126,11 @@ def session_proxy(
             owner = session
         return owner.current_step if owner is not None else None
 
-    chain += [Replay(), Recorder(redact=guard.secrets.redact, step_of=step_of), *addons]
-    if host_map:  # last: the others judge the real URL
-        chain.append(HostMap(host_map))
+    chain += [Replay(), AddressCheck(egress, mapped)]  # (the last judge: see its module)
+    chain.append(Recorder(redact=guard.secrets.redact, step_of=step_of))
+    chain += addons
+    if mapped is not None:  # last: the others judge the real URL
+        chain.append(mapped)
     values = dict(options or {})
     recording = getattr(guard, "recording", None)
     if recording is not None:  # Guard(record=DIR): the flows go into the session directory
@@ -149,14 +162,16 @@ def standalone_proxy(
 
     egress = EgressPolicy(guard.policies, on_refusal=report)
     _follow_policies(guard, egress)
+    mapped = HostMap(host_map) if host_map else None
     chain: list[Any] = [
         egress,
         ExfiltrationFilter(lambda flow: guard, lambda flow, refusal: report(refusal)),
         Replay(),
+        AddressCheck(egress, mapped),  # last of the judges: names of requests that leave only
         Recorder(redact=guard.secrets.redact),
     ]
-    if host_map:  # last: the others judge the real URL
-        chain.append(HostMap(host_map))
+    if mapped is not None:  # last: the others judge the real URL
+        chain.append(mapped)
     values = dict(options or {})
     values["pagewarden_deny_hosts"] = [*values.get("pagewarden_deny_hosts", ()), PROBE_HOST]
     return ProxyServer(chain, host=host, port=port, options=values)

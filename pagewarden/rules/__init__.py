@@ -2,6 +2,7 @@
 
 # Importing the kind modules registers their evaluators.
 from pagewarden.rules import (  # noqa: F401
+    addresses,
     budget,
     consent,
     elements,
@@ -10,6 +11,13 @@ from pagewarden.rules import (  # noqa: F401
     sensitive,
     sequence,
     urls,
+)
+from pagewarden.rules._addresses import (
+    INTERNAL_URL_GLOBS,
+    AddressRules,
+    InternalAccess,
+    blocks_reached,
+    internal_url,
 )
 from pagewarden.rules._base import (
     RISK_BASE,
@@ -51,14 +59,17 @@ from pagewarden.rules._taint import TabMemory
 __all__ = [
     "AGENT_ACTIONS",
     "DOWNLOAD_POLICY",
+    "INTERNAL_URL_GLOBS",
     "LOOKALIKES_TO_LATIN",
     "NETWORK_POLICY",
     "REFUSALS_KEPT",
     "RISK_BASE",
+    "AddressRules",
     "CompiledRule",
     "DownloadGrants",
     "EgressRules",
     "HistoryEntry",
+    "InternalAccess",
     "Refusal",
     "RefusalSink",
     "RuleBook",
@@ -67,12 +78,14 @@ __all__ = [
     "SelectorError",
     "SessionView",
     "TabMemory",
+    "blocks_reached",
     "compile_selector",
     "download_refusal",
     "fold",
     "goal_supports_text",
     "goal_supports_url",
     "instruction_signals",
+    "internal_url",
     "judge_phrases",
     "reasoning_cites_page",
     "reasoning_follows_page",

@@ -75,6 +75,8 @@ class SessionView:
     tab: TabView | None = None
     #: the rules' running state over the whole session (None: rules scan `history`)
     memory: RuleMemory | None = None
+    #: the private address blocks this session has opened (see `pagewarden.rules._addresses`)
+    internal: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -134,6 +136,10 @@ class CompiledRule:
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         """Findings for this step (empty when the rule has nothing to say)."""
         raise NotImplementedError
+
+    def bind(self, book: Sequence[CompiledRule]) -> None:
+        """Called once the whole book is compiled, with all its rules (policy order): a rule whose
+        configuration other policies extend (allowances read across the set) reads them here."""
 
     def index_keys(self, kind: str) -> frozenset[tuple] | None:
         """Keys (see `_index`) without one of which this rule cannot fire on an action of

@@ -113,6 +113,8 @@ class RuleBook:
                 else:
                     for kind in compiled.observes:
                         self._observers_by_kind.setdefault(kind, []).append(compiled)
+        for compiled in self.rules:
+            compiled.bind(self.rules)
         self._plans: dict[str, _Plan] = {}
         self._observers: dict[str, _Plan] = {}
         self._trigram_of: dict[tuple, str] = {}

@@ -21,6 +21,10 @@ thing to both, and to the rules tier (`pagewarden.rules.urls.UrlPattern`,
   of ``url_allow`` patterns written as whole URLs, and the extra ``allow_hosts``. With
   strict and an empty allow-list nothing passes.
 * A request with no host, or a host a browser would refuse, is refused.
+* ``internal_addresses`` (the baseline's ``PW-ADDRESSES``) — every request to a cloud metadata or
+  link-local address is refused, and one to a private address (loopback, RFC 1918 …) unless the
+  session opened its block or a policy allows it (`pagewarden.rules._addresses`); the network
+  layer also judges a name by the address it resolves to (`judge_address`).
 
 `refusals_verdict` turns refusals the agent has not heard of into the BLOCK its next guarded
 call raises (the same words for both layers).
@@ -33,7 +37,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pagewarden._netaddr import IPAddress
 from pagewarden._url import host_matches, parse_url
+from pagewarden.rules._addresses import AddressRules, InternalAccess
 from pagewarden.rules.urls import Destination, UrlPattern
 from pagewarden.steps import Decision, Finding, Verdict
 
@@ -135,6 +141,8 @@ class EgressRules:
     allow_hosts: tuple[str, ...] = ()
     deny_hosts: tuple[str, ...] = ()
     strict: bool = False
+    #: the internal-address rules (None: the policies have no ``internal_addresses`` rule)
+    addresses: AddressRules | None = None
 
     @classmethod
     def from_policies(
@@ -144,9 +152,14 @@ class EgressRules:
         strict: bool = False,
         allow_hosts: Sequence[str] = (),
         deny_hosts: Sequence[str] = (),
+        access: Callable[[], InternalAccess | None] | None = None,
     ) -> EgressRules:
-        """Collect the URL and domain rules of `policies` (a `PolicySet` or policies)."""
+        """Collect the URL and domain rules of `policies` (a `PolicySet` or policies).
+        `access`: the session's opened private blocks (the guard's; None in a standalone proxy)."""
+        policies = list(policies or ())
         rules = cls(strict=strict, allow_hosts=tuple(allow_hosts), deny_hosts=tuple(deny_hosts))
+        family = AddressRules.from_policies(policies, allow_hosts=allow_hosts, access=access)
+        rules.addresses = family if family is not None and family.enabled else None
         for policy in policies or ():
             for rule in getattr(policy, "rules", ()):
                 kind = getattr(rule, "kind", "")
@@ -186,11 +199,12 @@ class EgressRules:
         return named and self.judge_host(host, action="navigation", url=host) is None
 
     def judge_host(
-        self, host: str, *, action: str, url: str, method: str = "GET", subresource: bool = False
+        self, host: str, *, action: str, url: str, method: str = "GET", subresource: bool = False,
+        initiator: str | None = None,
     ) -> Refusal | None:
         """A refusal when `host` may not be reached at all, else None. `subresource`: what a
         page loads (not a tab's document), which a ``domain_allow`` rule's ``subresources``
-        hosts pass."""
+        hosts pass. `initiator`: the URL of the page that sent the request, when known."""
 
         def refuse(rule: str, policy_id: str, reason: str) -> Refusal:
             return Refusal(action, url, host, rule, policy_id, reason, method)
@@ -204,6 +218,10 @@ class EgressRules:
             hit = next((p for p in rule.patterns if host_matches(host, p)), None)
             if hit is not None:
                 return refuse("domain_deny", rule.policy_id, f"{host} is on a denied domain ({hit})")
+        if self.addresses is not None:
+            found = self.addresses.judge(host, initiator=initiator)
+            if found is not None:
+                return refuse(found[0], self.addresses.policy_id, found[1])
         extra = any(host_matches(host, p) for p in self.allow_hosts)
         for rule in self.domain_allow:
             if extra or any(host_matches(host, p) for p in rule.patterns):
@@ -222,17 +240,33 @@ class EgressRules:
                 return refuse("strict", NETWORK_POLICY, f"{host} is not on the allow-list (strict egress)")
         return None
 
+    def judge_address(
+        self, host: str, address: IPAddress, *, action: str, url: str, method: str = "GET",
+        initiator: str | None = None,
+    ) -> Refusal | None:
+        """A refusal when `host`, resolved to `address` (the network layer resolves names to
+        connect), is an internal address the session may not reach, else None."""
+        if self.addresses is None:
+            return None
+        found = self.addresses.judge(host, address=address, initiator=initiator)
+        if found is None:
+            return None
+        return Refusal(action, url, host, found[0], self.addresses.policy_id, found[1], method)
+
     def judge(
         self, url: str, *, navigation: bool, action: str | None = None, method: str = "GET",
-        frame: bool = False,
+        frame: bool = False, initiator: str | None = None,
     ) -> Refusal | None:
         """A refusal for a request to `url` (a navigation or a subresource), else None.
-        `frame`: the navigation is a frame's inside a page (an embed), not a tab's document."""
+        `frame`: the navigation is a frame's inside a page (an embed), not a tab's document.
+        `initiator`: the URL of the page that sent it, when known."""
         parsed = parse_url(url)
         kind = action or ("navigation" if navigation else "request")
         host = parsed.host if parsed.valid else ""
         loads = not navigation or frame
-        refusal = self.judge_host(host, action=kind, url=url, method=method, subresource=loads)
+        refusal = self.judge_host(
+            host, action=kind, url=url, method=method, subresource=loads, initiator=initiator
+        )
         if refusal is not None or not navigation:
             return refusal
         dest = Destination(parsed, url, "network")

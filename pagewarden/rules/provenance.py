@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from pagewarden._url import parse_url
+from pagewarden._url import parse_url, same_site
 from pagewarden.policies import InstructionProvenanceRule
 from pagewarden.rules._base import CompiledRule, RuleContext, register
 from pagewarden.rules._fields import field_question, injected_field
@@ -99,12 +99,12 @@ def _source_instructions(sources: tuple[TextSource, ...]) -> tuple[InstructionSi
 class InstructionProvenance(CompiledRule):
     """Evaluator of `instruction_provenance` rules."""
 
-    kinds = frozenset(_ACTIVATE | _TYPE | {"goto", "new_page", "hover"})
+    kinds = frozenset(_ACTIVATE | _TYPE | {"goto", "new_page", "request", "hover"})
     rule: InstructionProvenanceRule
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         kind = ctx.action.kind
-        if kind in ("goto", "new_page"):
+        if kind in ("goto", "new_page", "request"):
             yield from self._first(self._check_goto(ctx), self._check_tainted(ctx, None))
             return
         el = ctx.target
@@ -305,20 +305,29 @@ class InstructionProvenance(CompiledRule):
 
     # -- navigating to a typed URL --------------------------------------------------------
     def _check_goto(self, ctx: RuleContext) -> Iterator[Finding]:
+        """A URL the agent opens itself (goto, a new page, ``page.request``): judged as
+        following the page when untrusted text in it gave the address (however written:
+        `pagewarden.observe.address_needle`), as a click on that link would be."""
         nav = ctx.prediction.navigation
-        if nav is None or not ctx.action.value:
+        if not ctx.action.value:
             return
-        dest = parse_url(nav.url)
-        url_signals = instruction_signals(unquote(nav.url))
+        if nav is not None:
+            target, cross_site = nav.url, nav.cross_site
+        else:  # page.request: no navigation is predicted; the URL is the action's
+            page = ctx.step.observation.url or None
+            target = parse_url(ctx.action.value, page).url
+            cross_site = not same_site(parse_url(target).host, ctx.page_url.host)
+        dest = parse_url(target)
+        url_signals = instruction_signals(unquote(target))
         if url_signals.strong and dest.url.lower() not in ctx.goal.lower():
             yield self.finding(
                 f"goes to a URL that itself carries instructions ({'; '.join(url_signals.phrases[:2])})",
                 confidence=1.0,
                 guidance=_GUIDANCE,
-                evidence={"destination": nav.url, "instruction_phrases": list(url_signals.phrases)},
+                evidence={"destination": target, "instruction_phrases": list(url_signals.phrases)},
             )
             return
-        if goal_supports_url(ctx.goal, dest.host, dest.path, same_site=not nav.cross_site):
+        if goal_supports_url(ctx.goal, dest.host, dest.path, same_site=not cross_site):
             return
         tab = ctx.session.tab
         if returns_to_own_path(ctx) or (not ctx.page_url.host and tab is not None and tab.start is None):
@@ -327,19 +336,20 @@ class InstructionProvenance(CompiledRule):
             return
         signals, source = _source_instructions(ctx.step.observation.value_sources)
         follows = reasoning_follows_page(ctx.step.reasoning)
-        evidence = {"destination": nav.url, "instruction_phrases": list(signals.phrases)}
+        evidence = {"destination": target, "instruction_phrases": list(signals.phrases)}
         if source is not None:
             evidence["snippet"] = source.snippet[:200]
+            evidence["found_in"] = source.kind
         untrusted = source is not None and (source.in_ugc or source.hidden or source.in_dialog)
         if signals.strong or (untrusted and signals.instruction_like):
             yield self.finding(
-                f"goes to {dest.host or nav.url}, a URL given by instructions in the page "
+                f"goes to {dest.host or target}, a URL given by instructions in the page "
                 f"({'; '.join(signals.phrases[:2])}), not by the user",
-                confidence=1.0 if (untrusted or nav.cross_site) else 0.85,
+                confidence=1.0 if (untrusted or cross_site) else 0.85,
                 guidance=_GUIDANCE,
                 evidence=evidence,
             )
-        elif untrusted and nav.cross_site:
+        elif untrusted and cross_site:
             yield self.finding(
                 f"goes to another site ({dest.host}) found only in "
                 f"{'hidden text' if source and source.hidden else 'user content'}",
@@ -347,7 +357,7 @@ class InstructionProvenance(CompiledRule):
                 guidance=_GUIDANCE,
                 evidence=evidence,
             )
-        elif follows and nav.cross_site:
+        elif follows and cross_site:
             yield self.finding(
                 "the agent's reasoning says it is doing what the page told it to",
                 confidence=0.85,

@@ -6,6 +6,7 @@ the guard cannot observe never runs unjudged."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 from collections.abc import Awaitable, Callable
@@ -222,6 +223,12 @@ async def test_the_stand_ins_look_like_what_they_stand_for(context: BrowserConte
         assert guarded == raw and raw == guarded and hash(guarded) == hash(raw)
         assert isinstance(guarded, type(raw))
     assert "click" in dir(locator) and "reasoning" in dir(page)
+    for guarded, name in ((page, "click"), (locator, "fill"), (page, "evaluate"), (page, "route"),
+                          (page, "unroute"), (page, "title"), (page.keyboard, "press")):  # fmt: skip
+        mine, theirs = getattr(guarded, name), getattr(guarded._pw_obj, name)
+        assert inspect.signature(mine) == inspect.signature(theirs), name
+        assert inspect.iscoroutinefunction(mine) and inspect.ismethod(mine), name
+        assert mine.__name__ == name and mine.__doc__ == theirs.__doc__, name
     assert page.context.pages[-1] is page
     assert frame.page is page and locator.page is page and handle is not None
     assert isinstance(page, Page) and isinstance(locator, Locator) and isinstance(frame, Frame)

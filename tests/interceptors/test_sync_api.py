@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterator
 from datetime import timedelta
@@ -169,6 +170,10 @@ def test_sync_drop_in_passes_results_callbacks_and_errors_through(sync_browser: 
             page.evaluate("() => 1")  # (the binding's call has come back by now)
             assert calls == ["no-args"]
             assert repr(page.locator("input")) == repr(raw.locator("input"))
+            for name in ("click", "evaluate", "route", "title"):
+                mine, theirs = getattr(page, name), getattr(raw, name)
+                assert inspect.signature(mine) == inspect.signature(theirs), name
+                assert not inspect.iscoroutinefunction(mine) and mine.__doc__ == theirs.__doc__, name
             for call in (
                 lambda p: p.locator("button").click(timeout=42),
                 lambda p: p.click("div[[[", timeout=timedelta(milliseconds=500)),

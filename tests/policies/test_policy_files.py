@@ -159,5 +159,8 @@ def test_merging_rejects_duplicate_ids() -> None:
 def test_baseline_is_valid_and_covers_the_embedded_default() -> None:
     baseline = baseline_policies()
     kinds = {rule.kind for policy in baseline for rule in policy.rules}
-    assert kinds == {"instruction_provenance", "sensitive_data", "consent"}
+    assert kinds == {
+        "instruction_provenance", "sensitive_data", "consent", "internal_addresses", "url_credentials",
+        "lookalike_hosts",
+    }  # fmt: skip
     assert all(p.risk_level.value in ("high", "medium") for p in baseline)

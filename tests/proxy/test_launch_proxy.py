@@ -138,6 +138,7 @@ async def test_launch_stops_the_proxy_when_the_agent_fails(netsite: LocalSite) -
 def test_the_session_addon_chain() -> None:
     from pagewarden import Guard
     from pagewarden.proxy import HostMap, Recorder, Replay
+    from pagewarden.proxy._addresses import AddressCheck
     from pagewarden.proxy._downloads import DownloadGate
     from pagewarden.proxy._exfil import ExfiltrationFilter
     from pagewarden.proxy._grants import NavigationGrants
@@ -146,7 +147,7 @@ def test_the_session_addon_chain() -> None:
     guard = Guard()
     server = session_module.session_proxy(guard, host_map={"*.test": 1})
     kinds = [SessionTokens, EgressPolicy, NavigationGrants, ExfiltrationFilter, DownloadGate]
-    kinds += [Replay, Recorder, HostMap]
+    kinds += [Replay, AddressCheck, Recorder, HostMap]
     assert [type(a) for a in server.addons] == kinds
     assert session_module.PROBE_HOST in server.extra_options["pagewarden_deny_hosts"]
     assert server.extra_options["pagewarden_require_session"] is True

@@ -91,6 +91,13 @@ const testRe = uncurry(RegExp.prototype.test);
 const push = uncurry(Array.prototype.push);
 const joinList = uncurry(Array.prototype.join);
 const SHOW_TEXT = NodeFilter.SHOW_TEXT;
+const SHOW_COMMENT = NodeFilter.SHOW_COMMENT;
+const normalizeText = uncurry(String.prototype.normalize);
+const execRe = uncurry(RegExp.prototype.exec);
+const fromCharCode = String.fromCharCode;
+const parseIntText = W.parseInt;
+const urlHostname = getter(URL.prototype, "hostname");
+const urlPathname = getter(URL.prototype, "pathname");
 const innerW = () => W.innerWidth, innerH = () => W.innerHeight;
 
 // Elements of a same-origin frame come from another realm: `instanceof` fails there, so the
