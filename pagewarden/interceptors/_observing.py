@@ -124,6 +124,16 @@ def _observe(
     if engine is not None:
         # the reader over CDP in the same world: one message each way, no selector round trip
         direct = yield from direct_reader(shared.direct_readers, page, engine, shared.mode)
+    # Monitor mode never changes when an action starts. An action the browser process runs (a
+    # goto, a reload, a history step, a request) does not wait for a navigation the page has in
+    # progress, but a read of the page would (Chromium holds it until that navigation ends):
+    # the page is then not read, and the observation says so. (Enforce mode reads it, after the
+    # navigation: the verdict is about the page the action leaves.)
+    unread = (
+        shared.guard.mode == "monitor" and spec.target == "none" and direct is not None and direct.navigating
+    )
+    if unread:
+        notes.append("page not read: a navigation of the page was in progress")
     target: ElementFacts | None = None
     drop: ElementFacts | None = None
     count: int | None = None
@@ -191,7 +201,7 @@ def _observe(
                 engine=engine, pin=pin, stops=stops, hosts=hosts, direct=direct,
                 meanwhile=meanwhile,
             )  # fmt: skip
-        elif (needle or address) and page is not None:
+        elif (needle or address) and page is not None and not unread:
             try:
                 url_path = parse_url(action.value or "").path if action.kind in _URL_KINDS else None
                 sources = yield from value_sources(
@@ -255,7 +265,7 @@ def _observe(
     notes.extend(f"{EARLIER_STOP}{s.get('how', 'navigation')} to {s.get('actual')}" for s in stops[:4])
     title: str | None = None
     snapshot: str | None = None
-    if shared.guard.snapshot and page is not None:
+    if shared.guard.snapshot and page is not None and not unread:
         try:
             title = yield Call(page.title)
             raw_snapshot = yield Call(page.aria_snapshot, (), {"mode": "ai"})

@@ -90,6 +90,37 @@ class DirectReader:
         self._full = _world_reader(name)
         #: the connection's own send (async API), or None: `session.send`
         self._raw = raw_sender(session) if mode == "async" else None
+        #: the main frame's navigation in progress (its loader id), from the session's Page events
+        self._navigation: str | None = None
+
+    # -- navigations (session events) ------------------------------------------------------
+    # While a frame has a navigation in progress, Chromium's DevTools holds every message for
+    # its renderer (Runtime.evaluate among them) until the navigation commits or fails; commands
+    # the browser process answers (Page.navigate: a goto, a reload, a history step) are not held.
+    @property
+    def navigating(self) -> bool:
+        """The main frame has a cross-document navigation in progress: a read of the page
+        now waits until it commits (and then reads the new document) or fails."""
+        return self._navigation is not None
+
+    def on_navigation_started(self, event: dict[str, Any]) -> None:
+        """``Page.frameStartedNavigating``: a navigation of the main frame began."""
+        if not isinstance(event, dict) or event.get("frameId") != self.frame_id:
+            return
+        kind = str(event.get("navigationType") or "")
+        if kind.endswith(("sameDocument", "SameDocument")):
+            return
+        self._navigation = str(event.get("loaderId") or "?")
+
+    def on_navigation_ended(self, event: dict[str, Any]) -> None:
+        """A commit (``Page.frameNavigated``), a same-document step, or loading stopped (a 204,
+        a download, a cancelled or failed navigation) in the main frame: nothing is held now."""
+        if not isinstance(event, dict):
+            return
+        frame = event.get("frame")
+        frame_id = frame.get("id") if isinstance(frame, dict) else event.get("frameId")
+        if frame_id == self.frame_id:
+            self._navigation = None
 
     # -- execution contexts (session events) ----------------------------------------------
     def on_created(self, event: dict[str, Any]) -> None:
@@ -219,8 +250,14 @@ def direct_reader(readers: dict[Any, Any], page: Any, name: str, mode: str) -> G
         session.on("Runtime.executionContextCreated", reader.on_created)
         session.on("Runtime.executionContextDestroyed", reader.on_destroyed)
         session.on("Runtime.executionContextsCleared", reader.forget)
-        # Enabling reports every context there is now (the events arrive before the answer).
+        session.on("Page.frameStartedNavigating", reader.on_navigation_started)
+        for ended in ("Page.frameNavigated", "Page.navigatedWithinDocument", "Page.frameStoppedLoading"):
+            session.on(ended, reader.on_navigation_ended)
+        # Enabling reports every context there is now (the events arrive before the answer);
+        # the Page domain's navigation events are sent alongside (one round trip for both).
+        page_events = yield Begin(session.send, ("Page.enable",))
         yield Call(session.send, ("Runtime.enable",))
+        yield Finish(page_events)
     except Exception:  # noqa: BLE001 - not Chromium, a closed page: the engine alone
         return None
     readers[page] = reader

@@ -9,6 +9,8 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import threading
+import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
@@ -20,6 +22,7 @@ from playwright.async_api import BrowserContext, Error, Frame, Locator, Page, Ti
 import pagewarden
 from pagewarden import ActionBlocked, Guard, approve_all
 from pagewarden.interceptors import Guarded
+from pagewarden.testing import LocalSite, RecordedRequest, Response
 
 MODES = ("monitor", "enforce")
 PACKAGE = str(Path(pagewarden.__file__).parent) + os.sep
@@ -99,7 +102,7 @@ async def test_results_with_cycles_shared_references_and_size_pass_through(
 # -- callbacks -----------------------------------------------------------------------------------
 async def _callbacks_called(page: Any) -> list[Any]:
     calls: list[Any] = []
-    await page.goto("http://app.test/plain.html")
+    await page.goto("http://app.test/quiet.html")  # (no favicon request: its 404 is a console message)
     await page.expose_function("noArgs", lambda: calls.append("no-args"))
     await page.expose_binding("sourceOnly", lambda source: calls.append(source["page"] is page))
     await page.expose_binding("cyclic", lambda source, obj: calls.append(obj["self"] is obj))
@@ -158,6 +161,49 @@ async def test_monitor_mode_runs_what_it_cannot_observe_and_raises_playwrights_e
         _same_error(await _failure(call, raw), await _failure(call, guarded), guard_engine(guarded))
     lines = (tmp_path / "trace.jsonl").read_text().splitlines()
     assert sum("could not be observed" in line for line in lines) == 2  # recorded, and the action ran
+
+
+def pending_navigation_site(site: LocalSite, host: str) -> list[str]:
+    """`host`'s /a starts a slow navigation to /c by itself; /b and /c answer after 1.5 s. The
+    list tells in which order the server began and ended /b and /c (Playwright's own
+    test_NA_039: a goto while the page's own navigation is pending starts at once)."""
+    events: list[str] = []
+    lock = threading.Lock()
+    script = "<body><script>setTimeout(() => { location.pathname = '/c' }, 10)</script></body>"
+    site.route(host, "/a", lambda request: Response(script))
+
+    def slow(name: str) -> Callable[[RecordedRequest], Response]:
+        def handle(request: RecordedRequest) -> Response:
+            with lock:
+                events.append(f"started {name}")
+            time.sleep(1.5)
+            with lock:
+                events.append(f"finished {name}")
+            return Response(name.upper() * 3)
+
+        return handle
+
+    site.route(host, "/b", slow("b"))
+    site.route(host, "/c", slow("c"))
+    return events
+
+
+async def test_monitor_mode_does_not_hold_a_goto_for_the_pages_pending_navigation(
+    context: BrowserContext, site: LocalSite, tmp_path: Path
+) -> None:
+    """A read of the page waits while the page has a navigation in progress (Chromium holds it
+    until that commits); a goto does not. In monitor mode the goto starts at once, as raw."""
+    for mode, host in (("raw", "pending-raw.test"), ("monitor", "pending-monitor.test")):
+        events = pending_navigation_site(site, host)
+        page: Any = await context.new_page()
+        if mode == "monitor":
+            page = Guard(mode="monitor", trace=tmp_path / "trace.jsonl").wrap(page)
+        await page.goto(site.url(host, "/a"))
+        await page.wait_for_timeout(500)  # /c is on its way
+        await page.goto(site.url(host, "/b"))
+        assert page.url == site.url(host, "/b")
+        assert events.index("started b") < events.index("finished c"), (mode, events)
+    assert "a navigation of the page was in progress" in (tmp_path / "trace.jsonl").read_text()
 
 
 # -- enforce mode: Playwright's errors where Playwright fails, the guard's where it would run ------

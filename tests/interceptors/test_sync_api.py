@@ -20,6 +20,7 @@ from pagewarden.testing import LocalSite
 from tests.heard import heard_sync
 
 from .test_actions import DANGER
+from .test_dropin import pending_navigation_site
 
 
 @pytest.fixture(scope="module")
@@ -186,3 +187,18 @@ def test_sync_drop_in_passes_results_callbacks_and_errors_through(sync_browser: 
                 assert __file__ in (failed.stack or "") and package not in (failed.stack or "")
     finally:
         context.close()
+
+
+def test_sync_monitor_mode_does_not_hold_a_goto_for_the_pages_pending_navigation(
+    sync_page: Page, site: LocalSite, tmp_path: Path
+) -> None:
+    """The sync API as the async one (tests/interceptors/test_dropin.py): a goto while the
+    page's own navigation is pending starts at once in monitor mode."""
+    events = pending_navigation_site(site, "pending-sync.test")
+    page = Guard(mode="monitor", trace=tmp_path / "trace.jsonl").wrap(sync_page)
+    page.goto(site.url("pending-sync.test", "/a"))
+    page.wait_for_timeout(500)  # /c is on its way
+    page.goto(site.url("pending-sync.test", "/b"))
+    assert page.url == site.url("pending-sync.test", "/b")
+    assert events.index("started b") < events.index("finished c"), events
+    assert "a navigation of the page was in progress" in (tmp_path / "trace.jsonl").read_text()
