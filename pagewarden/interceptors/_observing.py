@@ -125,15 +125,16 @@ def _observe(
         # the reader over CDP in the same world: one message each way, no selector round trip
         direct = yield from direct_reader(shared.direct_readers, page, engine, shared.mode)
     # Monitor mode never changes when an action starts. An action the browser process runs (a
-    # goto, a reload, a history step, a request) does not wait for a navigation the page has in
-    # progress, but a read of the page would (Chromium holds it until that navigation ends):
-    # the page is then not read, and the observation says so. (Enforce mode reads it, after the
-    # navigation: the verdict is about the page the action leaves.)
+    # goto, a reload, a history step, a request) does not wait for a navigation the page has
+    # started itself and has in progress, but a read of the page would (Chromium holds it until
+    # that navigation ends): the page is then not read, and the observation says so. (Enforce
+    # mode reads it, after the navigation: the verdict is about the page the action leaves. A
+    # goto of the agent's own still on its way is waited for in both modes, as before.)
     unread = (
         shared.guard.mode == "monitor" and spec.target == "none" and direct is not None and direct.navigating
     )
     if unread:
-        notes.append("page not read: a navigation of the page was in progress")
+        notes.append("page not read: a navigation the page started was in progress")
     target: ElementFacts | None = None
     drop: ElementFacts | None = None
     count: int | None = None

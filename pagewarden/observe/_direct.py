@@ -90,8 +90,10 @@ class DirectReader:
         self._full = _world_reader(name)
         #: the connection's own send (async API), or None: `session.send`
         self._raw = raw_sender(session) if mode == "async" else None
-        #: the main frame's navigation in progress (its loader id), from the session's Page events
+        #: the main frame's navigation the page started itself, in progress (its loader id), and
+        #: whether the page asked for one since the last navigation began (the session's Page events)
         self._navigation: str | None = None
+        self._requested = False
 
     # -- navigations (session events) ------------------------------------------------------
     # While a frame has a navigation in progress, Chromium's DevTools holds every message for
@@ -99,18 +101,30 @@ class DirectReader:
     # the browser process answers (Page.navigate: a goto, a reload, a history step) are not held.
     @property
     def navigating(self) -> bool:
-        """The main frame has a cross-document navigation in progress: a read of the page
-        now waits until it commits (and then reads the new document) or fails."""
+        """The main frame has a cross-document navigation the page started itself (a script, a
+        link, a form, a refresh; not a goto, reload or history step of the agent's) in
+        progress: a read of the page now waits until it commits (and then reads the new
+        document) or fails."""
         return self._navigation is not None
 
+    def on_navigation_requested(self, event: dict[str, Any]) -> None:
+        """``Page.frameRequestedNavigation``: the page asked for a navigation of the main frame
+        in this tab (the renderer's own; the browser's, Page.navigate, are not announced)."""
+        if not isinstance(event, dict) or event.get("frameId") != self.frame_id:
+            return
+        if event.get("disposition", "currentTab") == "currentTab":
+            self._requested = True
+
     def on_navigation_started(self, event: dict[str, Any]) -> None:
-        """``Page.frameStartedNavigating``: a navigation of the main frame began."""
+        """``Page.frameStartedNavigating``: a navigation of the main frame began; the page's own
+        when it asked for one just before."""
         if not isinstance(event, dict) or event.get("frameId") != self.frame_id:
             return
         kind = str(event.get("navigationType") or "")
         if kind.endswith(("sameDocument", "SameDocument")):
             return
-        self._navigation = str(event.get("loaderId") or "?")
+        requested, self._requested = self._requested, False
+        self._navigation = str(event.get("loaderId") or "?") if requested else None
 
     def on_navigation_ended(self, event: dict[str, Any]) -> None:
         """A commit (``Page.frameNavigated``), a same-document step, or loading stopped (a 204,
@@ -121,6 +135,7 @@ class DirectReader:
         frame_id = frame.get("id") if isinstance(frame, dict) else event.get("frameId")
         if frame_id == self.frame_id:
             self._navigation = None
+            self._requested = False
 
     # -- execution contexts (session events) ----------------------------------------------
     def on_created(self, event: dict[str, Any]) -> None:
@@ -250,6 +265,7 @@ def direct_reader(readers: dict[Any, Any], page: Any, name: str, mode: str) -> G
         session.on("Runtime.executionContextCreated", reader.on_created)
         session.on("Runtime.executionContextDestroyed", reader.on_destroyed)
         session.on("Runtime.executionContextsCleared", reader.forget)
+        session.on("Page.frameRequestedNavigation", reader.on_navigation_requested)
         session.on("Page.frameStartedNavigating", reader.on_navigation_started)
         for ended in ("Page.frameNavigated", "Page.navigatedWithinDocument", "Page.frameStoppedLoading"):
             session.on(ended, reader.on_navigation_ended)

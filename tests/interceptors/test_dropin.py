@@ -203,7 +203,7 @@ async def test_monitor_mode_does_not_hold_a_goto_for_the_pages_pending_navigatio
         await page.goto(site.url(host, "/b"))
         assert page.url == site.url(host, "/b")
         assert events.index("started b") < events.index("finished c"), (mode, events)
-    assert "a navigation of the page was in progress" in (tmp_path / "trace.jsonl").read_text()
+    assert "a navigation the page started was in progress" in (tmp_path / "trace.jsonl").read_text()
 
 
 # -- enforce mode: Playwright's errors where Playwright fails, the guard's where it would run ------
