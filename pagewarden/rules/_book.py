@@ -19,8 +19,8 @@ Compiling is the costly part of making a guard (a `Guard` per session, per agent
 scenario of an evaluation). A book holds no running state (that is the session's
 `RuleMemory`), so books compiled from equal policies share one compilation: the compiled
 rules, the per-kind plans and the indexes (`_SHARED`, keyed by the policies' content and rule
-types, a bounded LRU). Compiled rules must therefore keep no state of their own beyond what
-`__init__` and `bind` derive from the policies.
+types; an LRU bounded in policy sets and in compiled rules). Compiled rules must therefore
+keep no state of their own beyond what `__init__` and `bind` derive from the policies.
 """
 
 from __future__ import annotations
@@ -93,11 +93,16 @@ def _content_key(policies: Sequence[Policy]) -> tuple:
 
 
 class _SharedBooks:
-    """Compiled books by `_content_key`, the most recently used `limit` kept (thread-safe)."""
+    """Compiled books by `_content_key`, the most recently used kept: at most `limit` policy
+    sets and `max_rules` compiled rules in all (~3.5 KB each: 3,000 policies take ~10 MB), so a
+    process that goes through many versions of a large set keeps only the recent ones.
+    Thread-safe."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, max_rules: int = 20_000) -> None:
         self.limit = limit
+        self.max_rules = max_rules
         self._books: OrderedDict[tuple, RuleBook] = OrderedDict()
+        self._rules = 0
         self._lock = threading.Lock()
 
     def get(self, key: tuple) -> RuleBook | None:
@@ -109,15 +114,20 @@ class _SharedBooks:
 
     def put(self, key: tuple, book: RuleBook) -> None:
         with self._lock:
+            old = self._books.pop(key, None)
+            if old is not None:
+                self._rules -= len(old) + 1
             self._books[key] = book
-            self._books.move_to_end(key)
-            while len(self._books) > self.limit:
-                self._books.popitem(last=False)
+            self._rules += len(book) + 1
+            while len(self._books) > 1 and (len(self._books) > self.limit or self._rules > self.max_rules):
+                _, evicted = self._books.popitem(last=False)
+                self._rules -= len(evicted) + 1
 
     def clear(self) -> None:
         """Forget every compilation (the next book of each policy set compiles anew)."""
         with self._lock:
             self._books.clear()
+            self._rules = 0
 
 
 #: compilations shared by books of equal policies (see the module's docstring)

@@ -76,3 +76,16 @@ def test_the_shared_compilations_are_bounded() -> None:
     assert shared.get((0,)) is None and shared.get((1,)) is books[1]
     shared.put((3,), books[0])  # (1,) was used last: (2,) goes
     assert shared.get((2,)) is None and shared.get((1,)) is books[1] and shared.get((3,)) is books[0]
+
+
+def test_the_shared_compilations_are_bounded_in_rules() -> None:
+    shared = _SharedBooks(limit=10, max_rules=6)
+    small = RuleBook([policy({"url_deny": "a"}, {"url_deny": "b"})])  # 2 rules (+1 per set)
+    big = RuleBook([policy(*({"url_deny": f"x{n}"} for n in range(9)))])  # above the bound alone
+    shared.put(("a",), small)
+    shared.put(("b",), small)
+    assert shared.get(("a",)) is small and shared.get(("b",)) is small
+    shared.put(("c",), small)  # 9 counted, above 6: the least recently used goes
+    assert shared.get(("a",)) is None and shared.get(("c",)) is small
+    shared.put(("big",), big)  # the newest is kept even alone above the bound, the others go
+    assert shared.get(("big",)) is big and shared.get(("b",)) is None and shared.get(("c",)) is None
