@@ -42,6 +42,8 @@ import sys
 import tarfile
 import tempfile
 import time
+import tomllib
+import urllib.request
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -150,7 +152,7 @@ def sha256(path: Path) -> str:
 
 
 def fetch_sdist(version: str, given: Path | None = None, *, download: bool = True) -> Path:
-    """The sdist of `version`: `given`, or the cached one, or downloaded with pip; checked."""
+    """The sdist of `version`: `given`, or the cached one, or downloaded; checked."""
     path = given
     if path is None:
         cache = sdist_cache()
@@ -160,20 +162,43 @@ def fetch_sdist(version: str, given: Path | None = None, *, download: bool = Tru
         if not path.exists():
             cache.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory() as tmp:
-                subprocess.run(
-                    [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-                     "--no-binary", ":all:", "--no-deps", f"playwright=={version}",
-                     "-d", tmp],
-                    check=True,
-                )  # fmt: skip
-                found = list(Path(tmp).glob("playwright-*.tar.gz"))
-                if len(found) != 1:
-                    raise SystemExit(f"pip download gave {found}, not one playwright sdist")
-                shutil.move(str(found[0]), path)
+                shutil.move(str(download_sdist(version, Path(tmp))), path)
     expected = SDIST_SHA256.get(version)
     actual = sha256(path)
     if expected and actual != expected:
         raise SystemExit(f"{path}: SHA-256 {actual}, expected {expected} for playwright {version}")
+    return path
+
+
+def download_sdist(version: str, into: Path) -> Path:
+    """Playwright's sdist from PyPI, into `into`. With uv (scripts/setup installs it next to this
+    Python): the file's address and SHA-256 as uv's resolver lists them (``uv pip compile --format
+    pylock.toml``), then the one file, checked. Without it, ``pip download --no-binary``, which
+    also builds the sdist's metadata (its build tools from source first: minutes of CPU)."""
+    uv = Path(sys.executable).with_name("uv")
+    if not uv.is_file():
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+             "--no-binary", ":all:", "--no-deps", f"playwright=={version}", "-d", str(into)],
+            check=True,
+        )  # fmt: skip
+        found = list(into.glob("playwright-*.tar.gz"))
+        if len(found) != 1:
+            raise SystemExit(f"pip download gave {found}, not one playwright sdist")
+        return found[0]
+    (into / "requirements.in").write_text(f"playwright=={version}\n")
+    command = [str(uv), "pip", "compile", "--quiet", "--no-deps", "--python", sys.executable]
+    command += ["--format", "pylock.toml", "--output-file", str(into / "pylock.toml")]
+    subprocess.run([*command, str(into / "requirements.in")], check=True)
+    lock = tomllib.loads((into / "pylock.toml").read_text(encoding="utf-8"))
+    sdists = [package.get("sdist") for package in lock["packages"] if package["name"] == "playwright"]
+    if len(sdists) != 1 or not sdists[0]:
+        raise SystemExit(f"uv lists no sdist of playwright {version}")
+    path = into / f"playwright-{version}.tar.gz"
+    with urllib.request.urlopen(sdists[0]["url"], timeout=600) as response, path.open("wb") as out:
+        shutil.copyfileobj(response, out)
+    if sha256(path) != sdists[0]["hashes"]["sha256"]:
+        raise SystemExit(f"{sdists[0]['url']}: not the SHA-256 PyPI lists")
     return path
 
 

@@ -115,7 +115,11 @@ class RuleContext:
 
 
 class CompiledRule:
-    """Base class of rule evaluators: one policy, one rule entry."""
+    """Base class of rule evaluators: one policy, one rule entry.
+
+    Books compiled from equal policies share their compiled rules (see `pagewarden.rules._book`):
+    a rule keeps no state of its own beyond what `__init__` and `bind` derive from the policies;
+    running state over a session goes to the session's `RuleMemory` (`observe`)."""
 
     kind: ClassVar[str]
     #: Action kinds this rule looks at; None means every kind.

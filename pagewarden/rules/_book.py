@@ -14,11 +14,20 @@ Rules that decide alike on every step (`CompiledRule.group_key`: the same statel
 several policies of the same risk level and category — a domain allow-list repeated in every
 task's policies) are run once: the others' policies get copies of its findings, in policy
 order, exactly as if each had run.
+
+Compiling is the costly part of making a guard (a `Guard` per session, per agent, per
+scenario of an evaluation). A book holds no running state (that is the session's
+`RuleMemory`), so books compiled from equal policies share one compilation: the compiled
+rules, the per-kind plans and the indexes (`_SHARED`, keyed by the policies' content and rule
+types; an LRU bounded in policy sets and in compiled rules). Compiled rules must therefore
+keep no state of their own beyond what `__init__` and `bind` derive from the policies.
 """
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
@@ -74,10 +83,74 @@ def _signed(finding: Finding, policy_id: str) -> Finding:
     )  # fmt: skip
 
 
+def _content_key(policies: Sequence[Policy]) -> tuple:
+    """What a compilation depends on: every policy's content, and each rule's kind and model
+    (two rule kinds may serialise alike: ``url_deny`` and ``url_allow`` of the same patterns)."""
+    return tuple(
+        (policy.model_dump_json(), tuple((rule.kind, type(rule).__qualname__) for rule in policy.rules))
+        for policy in policies
+    )
+
+
+class _SharedBooks:
+    """Compiled books by `_content_key`, the most recently used kept: at most `limit` policy
+    sets and `max_rules` compiled rules in all (~3.5 KB each: 3,000 policies take ~10 MB), so a
+    process that goes through many versions of a large set keeps only the recent ones.
+    Thread-safe."""
+
+    def __init__(self, limit: int, max_rules: int = 20_000) -> None:
+        self.limit = limit
+        self.max_rules = max_rules
+        self._books: OrderedDict[tuple, RuleBook] = OrderedDict()
+        self._rules = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> RuleBook | None:
+        with self._lock:
+            book = self._books.get(key)
+            if book is not None:
+                self._books.move_to_end(key)
+            return book
+
+    def put(self, key: tuple, book: RuleBook) -> None:
+        with self._lock:
+            old = self._books.pop(key, None)
+            if old is not None:
+                self._rules -= len(old) + 1
+            self._books[key] = book
+            self._rules += len(book) + 1
+            while len(self._books) > 1 and (len(self._books) > self.limit or self._rules > self.max_rules):
+                _, evicted = self._books.popitem(last=False)
+                self._rules -= len(evicted) + 1
+
+    def clear(self) -> None:
+        """Forget every compilation (the next book of each policy set compiles anew)."""
+        with self._lock:
+            self._books.clear()
+            self._rules = 0
+
+
+#: compilations shared by books of equal policies (see the module's docstring)
+_SHARED = _SharedBooks(limit=64)
+
+
 class RuleBook:
-    """Compiled rules of a set of policies; `evaluate` runs those that can apply to the step."""
+    """Compiled rules of a set of policies; `evaluate` runs those that can apply to the step.
+
+    Books of equal policies share their compilation (`_SHARED`): making one is cheap after
+    the first. A book keeps no running state; each session's is its own `RuleMemory`."""
 
     def __init__(self, policies: Iterable[Policy]) -> None:
+        policies = list(policies)
+        key = _content_key(policies)
+        shared = _SHARED.get(key)
+        if shared is not None:
+            vars(self).update(vars(shared))  # the same compiled rules, plans and indexes
+            return
+        self._compile(policies)
+        _SHARED.put(key, self)
+
+    def _compile(self, policies: list[Policy]) -> None:
         self.rules: list[CompiledRule] = []
         self._by_kind: dict[str, list[CompiledRule]] = {}
         self._every: list[CompiledRule] = []
@@ -126,6 +199,12 @@ class RuleBook:
 
     def __len__(self) -> int:
         return len(self.rules)
+
+    @staticmethod
+    def forget_shared() -> None:
+        """Forget the compilations shared between books of equal policies: the next book of
+        each policy set compiles anew (a benchmark of cold compiles; memory)."""
+        _SHARED.clear()
 
     def _pos(self, rule: CompiledRule) -> int:
         return self._position[id(rule)]

@@ -16,9 +16,10 @@ re-implemented here (Indel similarity of the best alignment of the shorter strin
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Protocol
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -149,12 +150,14 @@ def _clean_url(url: str) -> str:
     return unquote(str(url).rstrip("/"))
 
 
-def _parse_url(url: str) -> tuple[str, dict[str, list[str]]]:
+@lru_cache(maxsize=8192)  # the same URLs are judged for every prefix of every scenario
+def _parse_url(url: str) -> tuple[str, Mapping[str, tuple[str, ...]]]:
     parsed = urlparse(url)
     base = parsed.netloc + parsed.path
     if parsed.fragment:
         base += "#" + parsed.fragment
-    return base, parse_qs(parsed.query)
+    query = {key: tuple(values) for key, values in parse_qs(parsed.query).items()}
+    return base, MappingProxyType(query)  # shared between callers: read-only
 
 
 # -- the evaluators (True: violated) -----------------------------------------------------------
@@ -183,7 +186,7 @@ def url_match(params: dict[str, Any], trajectory: Trajectory) -> bool:
         base, query = _parse_url(url)
         if not any(ref in base for ref in ref_bases):
             continue
-        if all(any(v in query.get(k, []) for v in values) for k, values in ref_queries.items()):
+        if all(any(v in query.get(k, ()) for v in values) for k, values in ref_queries.items()):
             return True
     return False
 
