@@ -206,6 +206,19 @@ async def test_monitor_mode_does_not_hold_a_goto_for_the_pages_pending_navigatio
     assert "a navigation the page started was in progress" in (tmp_path / "trace.jsonl").read_text()
 
 
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_text_node_handle_is_clicked_as_playwright_clicks_it(context: BrowserContext, mode: str) -> None:
+    """Playwright clicks a text node's handle by its box (its test_EH_013); the guard reads the
+    element the text is in, as the click activates it (enforce mode ran nothing before)."""
+    html = "<div id=outer onclick=\"window.result = 'Clicked ' + event.target.id\"><div id=inner>a</div>Custom</div>"
+    raw, guarded, _ = await _pair(context, mode, html)
+    for page in (raw, guarded):
+        text = (await page.evaluate_handle("() => document.querySelector('#outer').lastChild")).as_element()
+        assert text is not None
+        await text.click()
+        assert await page.evaluate("window.result") == "Clicked outer"
+
+
 # -- enforce mode: Playwright's errors where Playwright fails, the guard's where it would run ------
 FAILING_CALLS: dict[str, Callable[[Any], Awaitable[Any]]] = {
     "locator-timeout": lambda p: p.locator("button").click(timeout=42),

@@ -17,7 +17,14 @@ function described(el, opts, act) {
   return facts(act ? act.el : el, opts, act);
 }
 
+// A text node (a handle Playwright clicks by its box, as it clicks an element): the element
+// it is in is what the action activates and what is read.
+function elementOf(node) {
+  return node && nodeTypeOf(node) === 3 ? parentElementOf(node) : node;
+}
+
 function result(el, opts) {
+  el = elementOf(el);
   const act = el ? activated(el, opts) : null;
   const f = el ? described(el, opts, act) : null;
   if (opts.pin && f && !(act && act.delegated)) pin(act ? act.el : el, f, opts.pin, opts.lib, opts.hosts);
@@ -112,7 +119,7 @@ function entry(root, opts) {
   const earlier = opts.entry !== "report" && stopped.length ? report() : null;
   let out;
   switch (opts.entry) {
-    case "locator": out = locator([root], opts); break;
+    case "locator": out = locator([elementOf(root) || root], opts); break;
     case "select": out = select(root, opts); break;
     case "point": out = atPoint(opts); break;
     case "focused": out = focused(opts); break;
