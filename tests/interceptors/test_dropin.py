@@ -207,10 +207,15 @@ async def test_monitor_mode_does_not_hold_a_goto_for_the_pages_pending_navigatio
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_text_node_handle_is_clicked_as_playwright_clicks_it(context: BrowserContext, mode: str) -> None:
+async def test_a_text_node_handle_is_clicked_as_playwright_clicks_it(
+    context: BrowserContext, mode: str
+) -> None:
     """Playwright clicks a text node's handle by its box (its test_EH_013); the guard reads the
     element the text is in, as the click activates it (enforce mode ran nothing before)."""
-    html = "<div id=outer onclick=\"window.result = 'Clicked ' + event.target.id\"><div id=inner>a</div>Custom</div>"
+    html = (
+        "<div id=outer onclick=\"window.result = 'Clicked ' + event.target.id\">"
+        "<div id=inner>a</div>Custom</div>"
+    )
     raw, guarded, _ = await _pair(context, mode, html)
     for page in (raw, guarded):
         text = (await page.evaluate_handle("() => document.querySelector('#outer').lastChild")).as_element()
