@@ -150,11 +150,9 @@ def sdist_cache() -> Path:
 
 
 def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as data:
-        for chunk in iter(lambda: data.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    """The file's SHA-256, hex."""
+    with path.open("rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def fetch_sdist(version: str, given: Path | None = None, *, download: bool = True) -> Path:

@@ -70,11 +70,9 @@ def best_wheel(wheels: list[dict]) -> dict | None:
 
 
 def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
+    """The file's SHA-256, hex."""
     with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def has_wheel_of(wheelhouse: Path, name: str, version: str) -> bool:
