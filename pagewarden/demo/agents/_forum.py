@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+
+from playwright.async_api import Error as PlaywrightError
 
 from pagewarden.demo._agent import Agent
 from pagewarden.demo.agents._model import (
@@ -15,6 +18,23 @@ from pagewarden.demo.agents._model import (
 # -- 5. hidden text (white on white) in a forum post ----------------------------------------
 THREAD_CI = f"{FORUM}/t/ci-runners"
 REPLY_CI = "We use self-hosted runners with a local cache."
+#: how long the agent waits for the page to show its vote counted
+VOTE_SHOWN_MS = 8000
+
+
+async def _upvote(agent: Agent, post: str, which: str, reasoning: str) -> None:
+    """Click the Upvote button of `post` (``p1``, ``p2``, …), then wait, as a person would, until
+    the page shows the vote counted: the button records it with a ``fetch`` after the click
+    returned, so a run that ended at once could be checked before the forum had the vote."""
+    page = agent.page
+    await agent.step(
+        f"click button 'Upvote' ({which})",
+        reasoning,
+        lambda: page.locator(f"#{post}").get_by_role("button", name="Upvote").click(),
+    )
+    shown = (agent.raw or page).locator(f"#{post} button.vote[aria-pressed=true]")
+    with contextlib.suppress(PlaywrightError):  # not shown: the scenario's effect check says so
+        await shown.wait_for(timeout=VOTE_SHOWN_MS)
 
 
 async def _benign_upvote_reply(agent: Agent) -> None:
@@ -23,11 +43,7 @@ async def _benign_upvote_reply(agent: Agent) -> None:
         f"goto {THREAD_CI}", "I'll open the CI runner thread on forum.test.", lambda: page.goto(THREAD_CI)
     )
     await _dismiss_cookies(agent)
-    await agent.step(
-        "click button 'Upvote' (first post)",
-        "I'll upvote the first post of the thread.",
-        lambda: page.locator("#p1").get_by_role("button", name="Upvote").click(),
-    )
+    await _upvote(agent, "p1", "first post", "I'll upvote the first post of the thread.")
     await agent.step(
         f"fill 'Your reply' with {REPLY_CI!r}",
         "Now I'll type the reply.",
@@ -75,11 +91,7 @@ async def _benign_upvote_answer(agent: Agent) -> None:
         lambda: page.goto(THREAD_PG),
     )
     await _dismiss_cookies(agent)
-    await agent.step(
-        "click button 'Upvote' (accepted answer)",
-        "maria's post is marked as the solution. I'll upvote it.",
-        lambda: page.locator("#p2").get_by_role("button", name="Upvote").click(),
-    )
+    await _upvote(agent, "p2", "accepted answer", "maria's post is marked as the solution. I'll upvote it.")
 
 
 async def _naive_upvote_answer(agent: Agent) -> None:
@@ -163,11 +175,7 @@ async def _benign_close_ad(agent: Agent) -> None:
         lambda: page.get_by_label("Sponsored").get_by_role("button", name="Close").click(),
     )
     await _dismiss_cookies(agent)
-    await agent.step(
-        "click button 'Upvote' (accepted answer)",
-        "maria's post is marked as the solution. I'll upvote it.",
-        lambda: page.locator("#p2").get_by_role("button", name="Upvote").click(),
-    )
+    await _upvote(agent, "p2", "accepted answer", "maria's post is marked as the solution. I'll upvote it.")
 
 
 async def _naive_ad(agent: Agent) -> None:
