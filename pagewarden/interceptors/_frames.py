@@ -9,6 +9,7 @@ import contextlib
 import inspect
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from pagewarden._calls import started
@@ -100,12 +101,24 @@ class FrameActions:
 class RefusalSignal:
     """Tells the agent's running action, at once, that a refusal it must hear of (a tab's top
     document leaving the allowed sites) happened: the async driver then ends an action that
-    would otherwise wait for a navigation that never comes (`race_refusal`). Thread-safe: the
-    refusal comes from Playwright's dispatcher or the proxy's thread."""
+    would otherwise wait for a navigation that never comes (`raced`). Thread-safe: the
+    refusal comes from Playwright's dispatcher or the proxy's thread.
 
-    def __init__(self) -> None:
+    `waiting()` (the owner's: whether refusals wait to be told to the agent) is the state the
+    signal tells of: a race also ends on it, so a refusal recorded just before the action was
+    sent (while it was judged), or one whose telling was lost, still ends the wait."""
+
+    def __init__(self, waiting: Callable[[], bool] | None = None) -> None:
         self._lock = threading.Lock()
         self._listeners: list[Any] = []
+        self._waiting = waiting
+
+    def waiting(self) -> bool:
+        """Whether refusals the agent must hear of wait to be told (False: none, or unknown)."""
+        try:
+            return bool(self._waiting()) if self._waiting is not None else False
+        except Exception:  # noqa: BLE001 - an owner closed meanwhile: nothing waits
+            return False
 
     def listen(self, callback: Any) -> Any:
         """Call `callback(refusal)` on each refusal until the returned function is called."""
@@ -132,6 +145,9 @@ class RefusalSignal:
 
 #: Seconds a running action is given to end by itself after a refusal it must hear of.
 REFUSAL_GRACE = 0.3
+#: Seconds between two looks at the signals' state while an action runs (a told refusal ends
+#: the wait at once; the look is for one recorded while the action was judged, or not told)
+REFUSAL_POLL = 0.25
 
 
 class RefusedMeanwhile(Exception):
@@ -238,7 +254,14 @@ async def _race(task: asyncio.Future[Any], signals: list[RefusalSignal]) -> Any:
 
     stops = [signal.listen(heard) for signal in signals]
     try:
-        done, _ = await asyncio.wait({task, hit}, return_when=asyncio.FIRST_COMPLETED)
+        while True:
+            if any(signal.waiting() for signal in signals):
+                settle(None)  # recorded before this race listened (or its telling was lost)
+            done, _ = await asyncio.wait(
+                {task, hit}, timeout=REFUSAL_POLL, return_when=asyncio.FIRST_COMPLETED
+            )
+            if done:
+                break
         if task not in done:
             done, _ = await asyncio.wait({task}, timeout=REFUSAL_GRACE)
         if task in done:

@@ -296,7 +296,7 @@ class NavigationGate:
         #: when the agent acts inside a frame (a frame's refused navigation is then its own)
         self.frame_actions = FrameActions()
         #: fired for each refusal raised at the agent (a running action then ends at once)
-        self.signal = RefusalSignal()
+        self.signal = RefusalSignal(lambda: bool(self._pending))
 
     @classmethod
     def for_guard(cls, guard: Any) -> NavigationGate:

@@ -235,7 +235,7 @@ def guarded_action(
             elif during is None:
                 raise failure
             elif verdict.decision is not Decision.BLOCK:
-                verdict = during
+                verdict = _ended(during, failure)
         else:
             # the action ran, but the page, a popup, a meta refresh or a download it set off was
             # refused while it ran (under the proxy a refused navigation commits the refusal
@@ -304,6 +304,23 @@ def _refused_during(
     if len(found) > 1:
         first = replace(first, findings=tuple(f for v in found for f in v.findings))
     return first
+
+
+def _ended(verdict: Verdict, failure: Exception) -> Verdict:
+    """`verdict` (the refusals heard while the action ran), its findings saying how the action
+    ended (``evidence["ended"]``): ``"refused"`` (the guard ended the wait when the refusal came),
+    ``"timed out"`` (Playwright's timeout came first: the refusal was heard only then), or
+    ``"failed"`` (the action failed by itself, e.g. a navigation aborted)."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeoutError  # (loaded: an action ran)
+
+    if isinstance(failure, RefusedMeanwhile):
+        how = "refused"
+    elif isinstance(failure, PlaywrightTimeoutError):
+        how = "timed out"
+    else:
+        how = "failed"
+    findings = tuple(replace(f, evidence={**f.evidence, "ended": how}) for f in verdict.findings)
+    return replace(verdict, findings=findings)
 
 
 def _frame_actions(shared: SharedState, network: Any, observation: Observation) -> list[Any]:

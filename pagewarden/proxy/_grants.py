@@ -121,7 +121,7 @@ class NetworkSession:
         #: when the agent acts inside a frame (a frame's refused navigation is then its own)
         self.frame_actions = FrameActions()
         #: fired for each refusal raised at the agent (a running action then ends at once)
-        self.signal = RefusalSignal()
+        self.signal = RefusalSignal(lambda: bool(self._pending))
         #: the latest documents frames inside pages, and tabs' top documents, committed
         self._frame_urls: deque[str] = deque(maxlen=256)
         self._top_urls: deque[str] = deque(maxlen=256)

@@ -8,11 +8,13 @@ refusal that comes after the action returned (a meta refresh after the load, a p
 raised, naming it, at the next call. Both layers: the navigation gate and
 ``launch(proxy=True)``. Real Chromium over 127.0.0.1.
 
-The time bound is loose on purpose (well under the Playwright timeout the agent would
-otherwise wait): speed targets belong to the benchmarks."""
+"At once" is checked by cause, not by the clock: a refused action that failed says how it
+ended in its findings (``evidence["ended"]``), and none may have ended by Playwright's timeout
+(the wait the guard must cut short). Speed targets belong to the benchmarks."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
@@ -40,6 +42,11 @@ def _redirect(location: str) -> Response:
 
 def _slow(request: Any) -> Response:
     time.sleep(0.5)
+    return Response("x")
+
+
+def _stalled(request: Any) -> Response:
+    time.sleep(TIMEOUT_MS / 1000 + 2)
     return Response("x")
 
 
@@ -73,6 +80,9 @@ def app() -> Any:
     site.route("app.test", "/frame-hop", lambda r: _redirect("http://evil.test/fhop"))
     site.route("app.test", "/frame-script", lambda r: Response(
         "<script>location.replace('http://evil.test/fscript')</script>"))
+    # a page whose load takes longer than the tests' Playwright timeout (an image that never comes)
+    site.route("app.test", "/never", lambda r: Response(page.format(t="n", b="<img src='/stalled'>")))
+    site.route("app.test", "/stalled", _stalled)
     for path in ("/x", "/y", "/m", "/pop", "/s", "/popload", "/embed", "/fhop", "/fscript"):
         site.route("evil.test", path, lambda r: Response("<title>evil</title>"))
     with site:
@@ -82,7 +92,6 @@ def app() -> Any:
 async def _heard(page: Any, action: Any) -> tuple[ActionBlocked, bool]:
     """The agent hears of the refusal: its action fails (True), or, where the action ran (the
     network layer shows its refusal page), its next call (False); well before a timeout."""
-    started = time.perf_counter()
     try:
         await action()
     except ActionBlocked as during:
@@ -91,8 +100,15 @@ async def _heard(page: Any, action: Any) -> tuple[ActionBlocked, bool]:
         with pytest.raises(ActionBlocked) as caught:
             await page.hover("body")
         blocked, now = caught.value, False
-    assert time.perf_counter() - started < TIMEOUT_MS / 1000 / 2  # not Playwright's timeout
+    _not_timed_out(blocked)
     return blocked, now
+
+
+def _not_timed_out(blocked: ActionBlocked) -> None:
+    """The refusal ended the action, or the action failed by itself: it did not wait for
+    Playwright's timeout to hear of it."""
+    ended = {f.evidence.get("ended") for f in blocked.verdict.findings} - {None}
+    assert ended <= {"refused", "failed"}, (ended, blocked.verdict.timings_ms, blocked.verdict.explanation)
 
 
 def _named(blocked: ActionBlocked, now: bool, dest: str, start: str, hops: tuple[str, ...] = ()) -> None:
@@ -202,9 +218,49 @@ async def test_a_download_refused_while_the_action_runs_fails_it_at_once(app: Lo
             assert finding.evidence["url"] == "http://app.test/file"
             assert finding.evidence["chain"][0] == start
             assert "download" in blocked.verdict.explanation
+            # the page that starts a download as it loads never fires its load event (raw, the
+            # goto waits for Playwright's timeout): only the refusal can have ended it
+            ways = ("refused",) if start.endswith("dlload") else ("refused", "failed")
+            assert finding.evidence["ended"] in ways
             await page.goto("http://app.test/ok")
             assert await page.title() == "ok"
     assert [r for r in app.requests_to("app.test") if r.path == "/file"]  # asked, never saved
+
+
+@pytest.mark.parametrize("proxy", [False, True], ids=["gate", "proxy"])
+async def test_a_refusal_recorded_while_the_action_was_judged_ends_it(app: LocalSite, proxy: bool) -> None:
+    """The page leaves for a refused host while the agent's goto is being judged (here: while
+    the user is asked to approve it), after the guard looked for refusals and before the goto
+    was sent: the goto, whose page never finishes loading, still ends with that refusal, not
+    at Playwright's timeout."""
+    ask_goto = PolicySet.from_dict({"version": 1, "policies": [{
+        "id": "ASK", "category": "consent", "risk_level": "medium", "description": "Ask before a goto",
+        "rules": [{"consent": {"actions": ["goto"]}}],
+    }]})  # fmt: skip
+    events: list[Any] = []
+    raw: list[Any] = []
+
+    async def approver(verdict: Any, step: Any) -> bool:
+        if step.action.value == "http://app.test/never":
+            await raw[0].evaluate("location.href = 'http://evil.test/x'")  # the page leaves meanwhile
+            for _ in range(100):
+                if any(e.kind == "network" and e.data.get("host") == "evil.test" for e in events):
+                    break
+                await asyncio.sleep(0.05)
+        return True
+
+    guard = Guard(POLICIES.merged(ask_goto), approver=approver)
+    guard.subscribe(events.append)
+    async with launch(guard, proxy=proxy, host_map={"*.test": app.port}) as page:
+        page.set_default_timeout(TIMEOUT_MS)
+        raw.append(page.unwrap())
+        await page.goto("http://app.test/ok")
+        with pytest.raises(ActionBlocked) as caught:
+            await page.goto("http://app.test/never")
+        finding = next(f for f in caught.value.verdict.findings if f.rule.startswith("network:"))
+        assert finding.evidence["url"] == "http://evil.test/x"
+        assert finding.evidence["ended"] == "refused"  # not "timed out": the wait was cut short
+    assert app.requests_to("evil.test") == []
 
 
 @pytest.mark.parametrize("proxy", [False, True], ids=["gate", "proxy"])
@@ -249,7 +305,6 @@ async def test_a_frames_own_refusal_is_a_trace_line_and_an_event_never_raised(
 
 
 def _heard_sync(page: Any, action: Any) -> tuple[ActionBlocked, bool]:
-    started = time.perf_counter()
     try:
         action()
     except ActionBlocked as during:
@@ -258,7 +313,7 @@ def _heard_sync(page: Any, action: Any) -> tuple[ActionBlocked, bool]:
         with pytest.raises(ActionBlocked) as caught:
             page.hover("body")
         blocked, now = caught.value, False
-    assert time.perf_counter() - started < TIMEOUT_MS / 1000 / 2  # not Playwright's timeout
+    _not_timed_out(blocked)
     return blocked, now
 
 
