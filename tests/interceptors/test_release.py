@@ -79,6 +79,21 @@ async def fetch_reaches(raw: Any, site: LocalSite, url: str, mark: str) -> bool:
     return reached(site, url.split("/")[2], mark)
 
 
+#: opens a websocket and waits for it to open, fail or close (the server's answer, or a refusal)
+SOCKET = """(u) => new Promise((done) => {
+    const ws = new WebSocket(u);
+    ws.onopen = ws.onerror = ws.onclose = () => done(true);
+    setTimeout(() => done(false), 5000);
+})"""
+
+
+async def socket_reaches(raw: Any, site: LocalSite, host: str) -> bool:
+    """Whether a page's own websocket to `host` reaches it (no websocket route, no policy)."""
+    mark = f"ws{next(_COUNTER)}"
+    await raw.evaluate(SOCKET, f"ws://{host}/ws?c={mark}")
+    return reached(site, host, mark)
+
+
 async def test_release_leaves_nothing_for_the_next_guard(context: BrowserContext, site: LocalSite) -> None:
     guard_a = Guard(policies(ONLY_APP), goal="Use the app.")
     page_a = guard_a.wrap(await context.new_page())
@@ -98,13 +113,17 @@ async def test_release_leaves_nothing_for_the_next_guard(context: BrowserContext
     }  # fmt: skip
     fetched_url, fetched_mark = serve(site, "other.test")
     assert not await fetch_reaches(raw_new, site, fetched_url, fetched_mark)
+    assert not await socket_reaches(raw_new, site, "other.test")
     assert not reached(site, "other.test", refused_mark)
     interception = existing_interception(context.browser)
     assert interception is not None and gate_a.hops in interception.members
     await raw_new.close()
+    impl = context._impl_obj  # the context's routes (Playwright's lists): A's route and websocket route
+    assert len(impl._routes) == 1 and len(impl._web_socket_routes) == 1
 
     await page_a.release()
     refusals_before = len(gate_a.refusals)  # (a policy's report may arrive late: counted after)
+    assert impl._routes == [] and impl._web_socket_routes == []
 
     # A's stand-ins refuse use; the raw page is still there.
     with pytest.raises(GuardReleased):
@@ -128,6 +147,7 @@ async def test_release_leaves_nothing_for_the_next_guard(context: BrowserContext
     }  # fmt: skip
     fetched_url, fetched_mark = serve(site, "other.test")
     assert await fetch_reaches(page_b.unwrap(), site, fetched_url, fetched_mark)
+    assert await socket_reaches(page_b.unwrap(), site, "other.test")  # A's websocket route is gone
     await page_b.get_by_text(allowed_mark[:3]).first.hover()  # a judged action: A's pending refusals stay A's
     assert len(gate_a.refusals) == refusals_before
     # B's own rules still hold in the shared context.
