@@ -117,13 +117,20 @@ async def test_release_leaves_nothing_for_the_next_guard(context: BrowserContext
     assert not reached(site, "other.test", refused_mark)
     interception = existing_interception(context.browser)
     assert interception is not None and gate_a.hops in interception.members
+    assert page_a.unwrap() in interception._page_sessions  # the session that learnt the context's id
     await raw_new.close()
     impl = context._impl_obj  # the context's routes (Playwright's lists): A's route and websocket route
     assert len(impl._routes) == 1 and len(impl._web_socket_routes) == 1
+    reader = page_a._pw_shared.direct_readers.get(page_a.unwrap())  # A's DevTools session on its page
+    assert reader is not None
+    assert (await reader.session.send("Runtime.evaluate", {"expression": "1"}))["result"]["value"] == 1
 
     await page_a.release()
     refusals_before = len(gate_a.refusals)  # (a policy's report may arrive late: counted after)
     assert impl._routes == [] and impl._web_socket_routes == []
+    with pytest.raises(Exception, match=r"(?i)detach|closed"):  # its DevTools sessions are detached
+        await reader.session.send("Runtime.evaluate", {"expression": "1"})
+    assert page_a.unwrap() not in interception._page_sessions
 
     # A's stand-ins refuse use; the raw page is still there.
     with pytest.raises(GuardReleased):
