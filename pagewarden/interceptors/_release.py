@@ -15,7 +15,10 @@ left to judge its pages. What wrapping installs, and how each piece is undone he
   selector engine (its Disposable, closed);
 * the per-page DevTools sessions of the facts reader (`observe._direct`) and of the closed
   shadow-root probe (`observe._shadow`): detached;
-* the network layer's request listener (`proxy._grants.SessionNetwork.watch_frames`): removed.
+* the network layer's request listener (`proxy._grants.SessionNetwork.watch_frames`): removed;
+* the gate's judgement ahead of the agent's own route handlers (`SharedState.gate_first`): the
+  agent's routes stay (they are the agent's), the released gate no longer judges through them
+  (`SharedState.gate_for`).
 
 What cannot be undone: the facts reader's selector engine (Playwright registers engines for the
 context's lifetime; it is named with an unguessable name and reads only when this guard asks),

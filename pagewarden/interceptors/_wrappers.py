@@ -280,7 +280,7 @@ class SharedState:
         if inspect.iscoroutinefunction(handler):
 
             async def first(route: Any, request: Any) -> Any:
-                gate = shared.built_gate
+                gate = shared.gate_for(request)
                 answer = gate.before_route_handler(route, request) if gate is not None else None
                 if answer is not None:
                     if inspect.isawaitable(answer):
@@ -290,7 +290,7 @@ class SharedState:
         else:
 
             def first(route: Any, request: Any) -> Any:
-                gate = shared.built_gate
+                gate = shared.gate_for(request)
                 answer = gate.before_route_handler(route, request) if gate is not None else None
                 if answer is not None:
                     return answer if inspect.isawaitable(answer) else None
@@ -299,6 +299,19 @@ class SharedState:
         first.__name__ = getattr(handler, "__name__", "handler")
         self._route_memo.put(handler, first)
         return first
+
+    def gate_for(self, request: Any) -> NavigationGate | None:
+        """The gate that judges `request` ahead of an agent's route handler: none once the
+        session was released from the request's context (the agent's route stays, ours goes)."""
+        gate = self.built_gate
+        if gate is None or not self.released:
+            return gate
+        raw = request._pw_obj if isinstance(request, Guarded) else request  # (arrives guarded)
+        try:
+            context = raw.frame.page.context
+        except Exception:  # noqa: BLE001 - a worker's request, a popup's first: judged as before
+            return gate
+        return None if context in self.released else gate
 
     def gate_reroute(self, context: Any) -> Callable[[], Any] | None:
         """The call that puts the gate's route back on `context` (see `NavigationGate.reroute`)."""

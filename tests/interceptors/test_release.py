@@ -95,11 +95,14 @@ async def socket_reaches(raw: Any, site: LocalSite, host: str) -> bool:
 
 
 async def test_release_leaves_nothing_for_the_next_guard(context: BrowserContext, site: LocalSite) -> None:
-    guard_a = Guard(policies(ONLY_APP), goal="Use the app.")
+    guard_a = Guard(policies(ONLY_APP), goal="Use the app.", approver=lambda _v, _s: True)
     page_a = guard_a.wrap(await context.new_page())
     start, _ = serve(site, "app.test")
     await page_a.goto(start)
     gate_a = gate_of(page_a)
+    # the agent's own route on the context (it stays after the release: the agent's, not A's),
+    # which A's gate judges first while A guards the context
+    await page_a.context.route("**/release/*", lambda route: route.continue_())
     assert gate_a is not None and gate_a.csp
 
     # Before the release, A's rules judge the context's pages, its new ones too.
@@ -120,14 +123,14 @@ async def test_release_leaves_nothing_for_the_next_guard(context: BrowserContext
     assert page_a.unwrap() in interception._page_sessions  # the session that learnt the context's id
     await raw_new.close()
     impl = context._impl_obj  # the context's routes (Playwright's lists): A's route and websocket route
-    assert len(impl._routes) == 1 and len(impl._web_socket_routes) == 1
+    assert len(impl._routes) == 2 and len(impl._web_socket_routes) == 1
     reader = page_a._pw_shared.direct_readers.get(page_a.unwrap())  # A's DevTools session on its page
     assert reader is not None
     assert (await reader.session.send("Runtime.evaluate", {"expression": "1"}))["result"]["value"] == 1
 
     await page_a.release()
     refusals_before = len(gate_a.refusals)  # (a policy's report may arrive late: counted after)
-    assert impl._routes == [] and impl._web_socket_routes == []
+    assert len(impl._routes) == 1 and impl._web_socket_routes == []  # the agent's route only
     with pytest.raises(Exception, match=r"(?i)detach|closed"):  # its DevTools sessions are detached
         await reader.session.send("Runtime.evaluate", {"expression": "1"})
     assert page_a.unwrap() not in interception._page_sessions
