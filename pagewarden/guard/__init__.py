@@ -7,6 +7,7 @@ from pagewarden.guard._exceptions import (
     ActionBlocked,
     ApprovalRequired,
     GuardError,
+    GuardReleased,
     RevisionRequired,
     SessionStopped,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "Guard",
     "GuardError",
     "GuardEvent",
+    "GuardReleased",
     "PreviousStep",
     "RevisionRequired",
     "SemanticTier",

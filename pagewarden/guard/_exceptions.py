@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pagewarden.steps import Verdict
 
-__all__ = ["ActionBlocked", "ApprovalRequired", "GuardError", "RevisionRequired", "SessionStopped"]
+__all__ = [
+    "ActionBlocked", "ApprovalRequired", "GuardError", "GuardReleased", "RevisionRequired", "SessionStopped",
+]
 
 
 class GuardError(Exception):
@@ -41,3 +43,8 @@ class RevisionRequired(GuardError):
 
 class SessionStopped(GuardError):
     """A supervisor stopped this session from the console: no further action runs."""
+
+
+class GuardReleased(RuntimeError):
+    """A stand-in of a browser context the guard was released from (``page.release()``) was
+    used: the guard no longer judges that context, so its stand-ins refuse to act."""

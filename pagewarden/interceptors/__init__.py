@@ -56,6 +56,8 @@ def wrap_page(guard: Any, page: Any) -> Any:
     if state is None:
         state = shared[mode] = SharedState(guard, mode)
     wrapped = state.wrap(page)
+    if state.released and type(page).__name__ == "Page":
+        state.unrelease(page)
     if not isinstance(wrapped, Guarded):
         raise TypeError(f"cannot guard a {type(page).__name__}")
     if type(page).__name__ == "Page":

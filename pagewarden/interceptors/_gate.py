@@ -254,6 +254,31 @@ def page_site(url: str) -> str | None:
     return (registrable_domain(host) or host or None) if host else None
 
 
+def _keep_dispose(undo: list[Callable[[], Any]], disposable: Any) -> None:
+    """Remember how to undo an ``add_init_script`` / ``expose_binding``: the Disposable they
+    return (Playwright >= 1.57; its Python API names the undoing ``close()``)."""
+    close = getattr(disposable, "close", None)
+    if callable(close):
+        undo.append(close)
+
+
+def _websocket_unroute(context: Any, mode: str) -> Callable[[], Any]:
+    """A call removing the gate's websocket route (just added: the first of `context`'s) from
+    `context`. Playwright has no per-route ``unroute`` for websockets (only ``unroute_all``, which
+    would take the agent's too): the route's entry is removed from the context's list and the
+    browser told the remaining patterns, as Playwright's own ``route_web_socket`` does."""
+    impl = getattr(context, "_impl_obj", context)
+    entry = impl._web_socket_routes[0]
+
+    def unroute() -> Any:
+        if entry in impl._web_socket_routes:
+            impl._web_socket_routes.remove(entry)
+        update = impl._update_web_socket_interception_patterns()
+        return context._sync(update) if mode == "sync" else update
+
+    return unroute
+
+
 def _in_subframe(request: Any) -> bool:
     """Whether a navigation request is a frame's inside a page (an embed, an ad frame), not a
     tab's top document; a request whose frame cannot be told counts as the top document's."""
@@ -285,12 +310,16 @@ class NavigationGate:
         #: `network` event and a log line, which keep them all)
         self.refusals: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
         self._contexts: weakref.WeakSet[Any] = weakref.WeakSet()
+        #: per routed context, what the gate installed there, as the calls that undo it (`release`)
+        self._undo: weakref.WeakKeyDictionary[Any, list[Callable[[], Any]]] = weakref.WeakKeyDictionary()
         #: the Content-Security-Policies the gate gives documents and worker scripts (one per
         #: ``domain_allow`` rule CSP can express; see `pagewarden.interceptors._csp`); empty
         #: without an allow-list, and in monitor mode (a policy cannot only report in ``<meta>``)
         self.csp: list[str] = csp_policies(rules.domain_allow, rules.allow_hosts) if self.enforce else []
         #: the name of the binding the documents' policies report violations through
         self.csp_binding = new_binding_name()
+        #: the name of the binding the documents' WebRTC script reports refusals through
+        self.webrtc_binding = new_binding_name()
         #: the redirect hops' interception (see `pagewarden.interceptors._hops`)
         self.hops = HopGate(self)
         #: when the agent acts inside a frame (a frame's refused navigation is then its own)
@@ -328,13 +357,16 @@ class NavigationGate:
         if mode == "async":
 
             async def route_async() -> None:
+                undo = self._undo.setdefault(context, [])
                 await drive_hops_async(self._install_csp(context))
                 await drive_hops_async(self._install_webrtc(context))
                 if self.pattern is not None:
                     await context.route(self.pattern, self._route_async)
+                    undo.append(lambda: context.unroute(self.pattern, self._route_async))
                 if self.websocket_pattern is not None:
                     try:
                         await context.route_web_socket(self.websocket_pattern, self._websocket_async)
+                        undo.append(_websocket_unroute(context, "async"))
                     except Exception as exc:  # noqa: BLE001 - an older Playwright: websockets stay open
                         self._websockets_failed(exc)
                 await self._install_hops_async(context)
@@ -342,13 +374,16 @@ class NavigationGate:
             return route_async
 
         def route_sync() -> None:
+            undo = self._undo.setdefault(context, [])
             drive_hops_sync(self._install_csp(context))
             drive_hops_sync(self._install_webrtc(context))
             if self.pattern is not None:
                 context.route(self.pattern, self._route_sync)
+                undo.append(lambda: context.unroute(self.pattern, self._route_sync))
             if self.websocket_pattern is not None:
                 try:
                     context.route_web_socket(self.websocket_pattern, self._websocket_sync)
+                    undo.append(_websocket_unroute(context, "sync"))
                 except Exception as exc:  # noqa: BLE001 - see route_async
                     self._websockets_failed(exc)
             try:
@@ -365,12 +400,13 @@ class NavigationGate:
         if not self.csp:
             return
         script = csp_script(self.csp, self.csp_binding)
+        undo = self._undo.setdefault(context, [])
         try:
-            yield Call(context.expose_binding, (self.csp_binding, self._violation))
+            _keep_dispose(undo, (yield Call(context.expose_binding, (self.csp_binding, self._violation))))
         except Exception as exc:  # noqa: BLE001 - violations are then not reported (still refused)
             self._csp_failed(exc, "reporting")
         try:
-            yield Call(context.add_init_script, (script,))
+            _keep_dispose(undo, (yield Call(context.add_init_script, (script,))))
         except Exception as exc:  # noqa: BLE001 - the routes still judge what they see
             self._csp_failed(exc, "install")
             return
@@ -385,14 +421,15 @@ class NavigationGate:
         hosts = webrtc_hosts(self.rules) if self.enforce else None
         if hosts is None:
             return
-        binding = new_binding_name()
+        binding = self.webrtc_binding
         script = webrtc_script(hosts, binding)
+        undo = self._undo.setdefault(context, [])
         try:
-            yield Call(context.expose_binding, (binding, self._webrtc_report))
+            _keep_dispose(undo, (yield Call(context.expose_binding, (binding, self._webrtc_report))))
         except Exception as exc:  # noqa: BLE001 - refusals are then not reported (still refused)
             self._csp_failed(exc, "webrtc reporting")
         try:
-            yield Call(context.add_init_script, (script,))
+            _keep_dispose(undo, (yield Call(context.add_init_script, (script,))))
         except Exception as exc:  # noqa: BLE001
             self._csp_failed(exc, "webrtc")
             return
@@ -535,6 +572,19 @@ class NavigationGate:
         except Exception:  # noqa: BLE001 - the page or context closed meanwhile
             return True
         return answer if answer is not None else True
+
+    def release(self, context: Any) -> Steps:
+        """Steps that take the gate off `context` (see `pagewarden.interceptors._release`): its
+        route, websocket route, bindings and init scripts removed, its context left in the
+        browser's DevTools interception; the gate judges nothing of `context` afterwards (the
+        policies its scripts gave documents already loaded stay in those documents)."""
+        self._contexts.discard(context)
+        undo = self._undo.pop(context, [])
+        for step in reversed(undo):
+            with contextlib.suppress(Exception):  # a closed context has nothing left to undo
+                yield Call(step)
+        with contextlib.suppress(Exception):
+            yield from self.hops.release(context)
 
     def uninstalled(self, context: Any) -> None:
         """`context` is not routed after all (the next action tries again)."""

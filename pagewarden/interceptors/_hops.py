@@ -58,6 +58,7 @@ from pagewarden.interceptors._interception import (
     WORKER_SCRIPT,
     Answer,
     Where,
+    existing_interception,
     interception_for,
 )
 from pagewarden.rules import (
@@ -168,6 +169,20 @@ class HopGate:
         if browser is None or not hasattr(browser, "new_browser_cdp_session"):
             return None  # a persistent context: no browser-level session to open
         yield from interception_for(browser, mode).join(self, context)
+        return None
+
+    def release(self, context: Any) -> Steps:
+        """Steps that take `context` off this gate's membership of its browser's session (the
+        patterns narrow, the session is detached with its last member)."""
+        try:
+            browser = context.browser
+        except Exception:  # noqa: BLE001 - not a Playwright context
+            return None
+        if browser is None or not hasattr(browser, "new_browser_cdp_session"):
+            return None
+        interception = existing_interception(browser)
+        if interception is not None:
+            yield from interception.depart(self, context)
         return None
 
     # -- would it act, were it its own (no I/O) ------------------------------------------------

@@ -42,7 +42,9 @@ from pagewarden._calls import Call, drive_async, drive_sync
 if TYPE_CHECKING:
     from pagewarden.interceptors._hops import HopGate
 
-__all__ = ["Answer", "BrowserInterception", "Where", "interception_for", "paused_kind"]
+__all__ = [
+    "Answer", "BrowserInterception", "Where", "existing_interception", "interception_for", "paused_kind",
+]
 
 Steps = Generator[Call, Any, Any]
 
@@ -62,6 +64,13 @@ _DOCUMENTS_KEPT = 512
 
 _registry_lock = threading.Lock()
 _registry: weakref.WeakKeyDictionary[Any, BrowserInterception] = weakref.WeakKeyDictionary()
+
+
+def existing_interception(browser: Any) -> BrowserInterception | None:
+    """The shared interception of `browser` if one is open (None: none was made, or it closed)."""
+    with _registry_lock:
+        found = _registry.get(browser)
+        return None if found is None or found.closed else found
 
 
 def interception_for(browser: Any, mode: str) -> BrowserInterception:
@@ -166,6 +175,8 @@ class BrowserInterception:
         self._frames = _Bounded(_FRAMES_KEPT)
         #: pages' DevTools sessions (one per page, for frame lookups; closed with their page)
         self._page_sessions: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        #: (member, context id) -> the context's close listener that makes the member leave
+        self._close_listeners: dict[tuple[HopGate, str], Callable[..., Any]] = {}
         #: the latest paused documents: request id -> (URL, the id it is a redirect hop of)
         self._documents = _Bounded(_DOCUMENTS_KEPT)
 
@@ -196,7 +207,13 @@ class BrowserInterception:
                 owners.append(member)
         if new:
             with contextlib.suppress(Exception):  # not an event emitter: left when the browser goes
-                context.once("close", lambda *_: self.leave(member, context_id))
+
+                def closed(*_: Any) -> None:
+                    self._close_listeners.pop((member, context_id), None)
+                    self.leave(member, context_id)
+
+                context.once("close", closed)
+                self._close_listeners[(member, context_id)] = closed
         try:
             yield from self._open()
             yield Call(self._apply_patterns)
@@ -207,6 +224,16 @@ class BrowserInterception:
     def leave(self, member: HopGate, context_id: str, *, detach: bool = True) -> None:
         """`member` no longer serves the context `context_id` (it closed): the patterns narrow;
         the session is detached with the last member."""
+        last, session = self._drop(member, context_id, detach=detach)
+        if session is None:
+            return
+        if last and detach:
+            self._run_later(session.detach)
+        elif not last:
+            self._run_later(self._apply_patterns)
+
+    def _drop(self, member: HopGate, context_id: str, *, detach: bool) -> tuple[bool, Any]:
+        """Take `member` off `context_id`: (whether it was the last member, the session)."""
         with self._lock:
             contexts = self._members.get(member)
             if contexts is not None:
@@ -223,12 +250,34 @@ class BrowserInterception:
             if last and detach:
                 self.closed = True
                 self._session = None
+        return last, session
+
+    def depart(self, member: HopGate, context: Any) -> Steps:
+        """Steps taking `member` off `context` while both live (a guard released from it): its
+        close listener removed, the patterns narrowed (or the session detached with the last
+        member), the page sessions opened in `context` detached once no member serves it."""
+        with self._lock:
+            context_id = self._context_ids.get(context)
+        if context_id is None:
+            return None
+        closed = self._close_listeners.pop((member, context_id), None)
+        if closed is not None:
+            with contextlib.suppress(Exception):
+                context.remove_listener("close", closed)
+        last, session = self._drop(member, context_id, detach=True)
+        with self._lock:
+            orphan = context_id not in self._owners
+        if orphan:
+            for page in list(context.pages):
+                page_session = self._page_sessions.pop(page, None)
+                if page_session is not None:
+                    with contextlib.suppress(Exception):  # the page closed meanwhile
+                        yield Call(page_session.detach)
         if session is None:
-            return
-        if last and detach:
-            self._run_later(session.detach)
-        elif not last:
-            self._run_later(self._apply_patterns)
+            return None
+        with contextlib.suppress(Exception):  # the browser went away
+            yield Call(session.detach if last else self._apply_patterns)
+        return None
 
     def _run_later(self, fn: Callable[[], Any]) -> None:
         """Call `fn` from an event callback: as a task under the async API (errors dropped)."""

@@ -100,7 +100,7 @@ def _observe(
         if not ok:
             notes.append("facts reader engine not registered")
             try:
-                yield Call(page.context.add_init_script, (install_script(lib),))
+                shared.keep_undo(page, (yield Call(page.context.add_init_script, (install_script(lib),))))
             except Exception as exc:  # noqa: BLE001 - the inline reader still works without it
                 notes.append(f"facts reader not installed: {type(exc).__name__}")
     if page is not None and shared.needs_reader(page):
@@ -113,7 +113,7 @@ def _observe(
             notes.append(f"facts reader engine not registered: {type(exc).__name__}")
             # … or, failing that, installed before page scripts of every later document run.
             try:
-                yield Call(page.context.add_init_script, (install_script(lib),))
+                shared.keep_undo(page, (yield Call(page.context.add_init_script, (install_script(lib),))))
             except Exception as exc2:  # noqa: BLE001 - the inline reader still works without it
                 notes.append(f"facts reader not installed: {type(exc2).__name__}")
     if page is not None:

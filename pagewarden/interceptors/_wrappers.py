@@ -21,12 +21,13 @@ from collections.abc import Callable
 from typing import Any
 
 from pagewarden._calls import drive_async, drive_sync
-from pagewarden.guard import Guard
+from pagewarden.guard import Guard, GuardReleased
 from pagewarden.interceptors._convert import arity, convert, holds
 from pagewarden.interceptors._errors import without_guard_frames
 from pagewarden.interceptors._gate import NavigationGate, page_site, pin_hosts
 from pagewarden.interceptors._methods import READ_ONLY, ActionSpec, spec_for
 from pagewarden.interceptors._pipeline import guarded_action
+from pagewarden.interceptors._release import release_steps
 from pagewarden.rules import EgressRules
 from pagewarden.rules.provenance import InstructionProvenance
 from pagewarden.steps import Verdict
@@ -79,6 +80,10 @@ class SharedState:
         self.cdp_sessions: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         #: per page, the facts reader called over a CDP session of its own (`observe._direct`)
         self.direct_readers: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        #: the contexts this session was released from (`release`): their stand-ins refuse use
+        self.released: weakref.WeakSet[Any] = weakref.WeakSet()
+        #: per context, calls undoing what the session installed there besides the gate's (`release`)
+        self.undo: weakref.WeakKeyDictionary[Any, list[Callable[[], Any]]] = weakref.WeakKeyDictionary()
         #: per page, its browser context (a page never changes context: asked once, not per action)
         self._contexts: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         #: the policies' allow-list as the facts reader's pin sees it (see `pin_hosts_for`)
@@ -89,6 +94,41 @@ class SharedState:
             if isinstance(rule, InstructionProvenance)
             for selector in rule.rule.ugc_selectors
         )
+
+    # -- releasing ------------------------------------------------------------------------
+    def release(self, page: Any) -> Any:
+        """Release the guard from `page`'s context (`pagewarden.interceptors._release`): done
+        at once under the sync API, an awaitable under the async API."""
+        return self.drive(release_steps(self, page))
+
+    def keep_undo(self, page: Any, disposable: Any) -> None:
+        """Remember how to undo something installed in `page`'s context (a Playwright
+        Disposable: its Python API names the undoing ``close()``)."""
+        close = getattr(disposable, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):
+                self.undo.setdefault(self.context_of(page), []).append(close)
+
+    def unrelease(self, page: Any) -> None:
+        """`page` is wrapped again: its context is guarded again (installs redone as needed)."""
+        with contextlib.suppress(Exception):
+            self.released.discard(self.context_of(page))
+
+    def check_released(self, owner: Guarded) -> None:
+        """Raise `GuardReleased` when `owner` belongs to a context this session was released from."""
+        try:
+            if owner._pw_type == "BrowserContext":
+                context = owner._pw_obj
+            else:
+                page = owner.page_raw()
+                context = self.context_of(page) if page is not None else None
+        except Exception:  # noqa: BLE001 - a closed page: Playwright will say so
+            return
+        if context is not None and context in self.released:
+            raise GuardReleased(
+                f"this {owner._pw_type} belongs to a browser context the guard was released from"
+                " (page.release()): wrap a page of it again, or use the raw page (unwrap())"
+            )
 
     # -- reasoning ------------------------------------------------------------------------
     def take_reasoning(self) -> str | None:
@@ -240,7 +280,7 @@ class SharedState:
         if inspect.iscoroutinefunction(handler):
 
             async def first(route: Any, request: Any) -> Any:
-                gate = shared.built_gate
+                gate = shared.gate_for(request)
                 answer = gate.before_route_handler(route, request) if gate is not None else None
                 if answer is not None:
                     if inspect.isawaitable(answer):
@@ -250,7 +290,7 @@ class SharedState:
         else:
 
             def first(route: Any, request: Any) -> Any:
-                gate = shared.built_gate
+                gate = shared.gate_for(request)
                 answer = gate.before_route_handler(route, request) if gate is not None else None
                 if answer is not None:
                     return answer if inspect.isawaitable(answer) else None
@@ -259,6 +299,19 @@ class SharedState:
         first.__name__ = getattr(handler, "__name__", "handler")
         self._route_memo.put(handler, first)
         return first
+
+    def gate_for(self, request: Any) -> NavigationGate | None:
+        """The gate that judges `request` ahead of an agent's route handler: none once the
+        session was released from the request's context (the agent's route stays, ours goes)."""
+        gate = self.built_gate
+        if gate is None or not self.released:
+            return gate
+        raw = request._pw_obj if isinstance(request, Guarded) else request  # (arrives guarded)
+        try:
+            context = raw.frame.page.context
+        except Exception:  # noqa: BLE001 - a worker's request, a popup's first: judged as before
+            return gate
+        return None if context in self.released else gate
 
     def gate_reroute(self, context: Any) -> Callable[[], Any] | None:
         """The call that puts the gate's route back on `context` (see `NavigationGate.reroute`)."""
@@ -459,6 +512,8 @@ class Guarded:
     def __getattr__(self, name: str) -> Any:
         obj = self._pw_obj
         shared = self._pw_shared
+        if shared.released:
+            shared.check_released(self)
         spec = spec_for(self._pw_type, name)
         if spec is not None:
             if name == "route" and self._pw_type in _ROUTED:
@@ -674,6 +729,15 @@ class GuardedPage(Guarded):
     def unwrap(self) -> Any:
         """The raw Playwright page (actions on it are NOT checked)."""
         return self._pw_obj
+
+    def release(self) -> Any:
+        """Take the guard off this page's browser context, leaving nothing of it there: its
+        routes, init scripts, bindings, DevTools sessions and listeners are removed (see
+        `pagewarden.interceptors._release`), so another guard can use the context next. Every
+        stand-in of the context then raises `GuardReleased`; ``unwrap()`` still gives the raw
+        page. Awaitable under the async API (``await page.release()``), done at once under the
+        sync API."""
+        return self._pw_shared.release(self._pw_obj)
 
 
 class GuardedEventManager:

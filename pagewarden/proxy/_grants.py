@@ -225,6 +225,13 @@ class NetworkSession:
             context.on("request", self._requested)
             self._watched.add(context)
 
+    def unwatch_frames(self, context: Any) -> None:
+        """Stop watching `context`'s requests (the guard was released from it)."""
+        with contextlib.suppress(Exception):  # not watched, or closed
+            if context in self._watched:
+                self._watched.discard(context)
+                context.remove_listener("request", self._requested)
+
     def _requested(self, request: Any) -> None:
         try:
             if not request.is_navigation_request():
