@@ -254,7 +254,7 @@ def page_site(url: str) -> str | None:
     return (registrable_domain(host) or host or None) if host else None
 
 
-def _keep_dispose(undo: list[Callable[[], Any]], disposable: Any) -> None:
+def keep_dispose(undo: list[Callable[[], Any]], disposable: Any) -> None:
     """Remember how to undo an ``add_init_script`` / ``expose_binding``: the Disposable they
     return (Playwright >= 1.57; its Python API names the undoing ``close()``)."""
     close = getattr(disposable, "close", None)
@@ -402,11 +402,11 @@ class NavigationGate:
         script = csp_script(self.csp, self.csp_binding)
         undo = self._undo.setdefault(context, [])
         try:
-            _keep_dispose(undo, (yield Call(context.expose_binding, (self.csp_binding, self._violation))))
+            keep_dispose(undo, (yield Call(context.expose_binding, (self.csp_binding, self._violation))))
         except Exception as exc:  # noqa: BLE001 - violations are then not reported (still refused)
             self._csp_failed(exc, "reporting")
         try:
-            _keep_dispose(undo, (yield Call(context.add_init_script, (script,))))
+            keep_dispose(undo, (yield Call(context.add_init_script, (script,))))
         except Exception as exc:  # noqa: BLE001 - the routes still judge what they see
             self._csp_failed(exc, "install")
             return
@@ -425,11 +425,11 @@ class NavigationGate:
         script = webrtc_script(hosts, binding)
         undo = self._undo.setdefault(context, [])
         try:
-            _keep_dispose(undo, (yield Call(context.expose_binding, (binding, self._webrtc_report))))
+            keep_dispose(undo, (yield Call(context.expose_binding, (binding, self._webrtc_report))))
         except Exception as exc:  # noqa: BLE001 - refusals are then not reported (still refused)
             self._csp_failed(exc, "webrtc reporting")
         try:
-            _keep_dispose(undo, (yield Call(context.add_init_script, (script,))))
+            keep_dispose(undo, (yield Call(context.add_init_script, (script,))))
         except Exception as exc:  # noqa: BLE001
             self._csp_failed(exc, "webrtc")
             return

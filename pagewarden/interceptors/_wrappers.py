@@ -24,7 +24,7 @@ from pagewarden._calls import drive_async, drive_sync
 from pagewarden.guard import Guard, GuardReleased
 from pagewarden.interceptors._convert import arity, convert, holds
 from pagewarden.interceptors._errors import without_guard_frames
-from pagewarden.interceptors._gate import NavigationGate, page_site, pin_hosts
+from pagewarden.interceptors._gate import NavigationGate, keep_dispose, page_site, pin_hosts
 from pagewarden.interceptors._methods import READ_ONLY, ActionSpec, spec_for
 from pagewarden.interceptors._pipeline import guarded_action
 from pagewarden.interceptors._release import release_steps
@@ -104,10 +104,8 @@ class SharedState:
     def keep_undo(self, page: Any, disposable: Any) -> None:
         """Remember how to undo something installed in `page`'s context (a Playwright
         Disposable: its Python API names the undoing ``close()``)."""
-        close = getattr(disposable, "close", None)
-        if callable(close):
-            with contextlib.suppress(Exception):
-                self.undo.setdefault(self.context_of(page), []).append(close)
+        with contextlib.suppress(Exception):
+            keep_dispose(self.undo.setdefault(self.context_of(page), []), disposable)
 
     def unrelease(self, page: Any) -> None:
         """`page` is wrapped again: its context is guarded again (installs redone as needed)."""

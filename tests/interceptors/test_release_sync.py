@@ -8,22 +8,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, sync_playwright
+from playwright.sync_api import Browser, BrowserContext
 
-from pagewarden._browser import chromium_launch_options
 from pagewarden.interceptors._interception import existing_interception
 from pagewarden.sync_api import ActionBlocked, Guard, GuardReleased
 from pagewarden.testing import LocalSite
 
 from .test_release import NOT_EVIL, ONLY_APP, SOCKET, policies, reached, serve
-
-
-@pytest.fixture(scope="module")
-def sync_browser(site: LocalSite) -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(**chromium_launch_options(host_map={"*.test": site.port}))
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 import pagewarden
-from pagewarden._browser import chromium_launch_options
 from pagewarden.interceptors import Guarded
 from pagewarden.sync_api import ActionBlocked, ApprovalRequired, Guard, approve_all
 from pagewarden.testing import LocalSite
@@ -21,14 +20,6 @@ from tests.heard import heard_sync
 
 from .test_actions import DANGER
 from .test_dropin import pending_navigation_site
-
-
-@pytest.fixture(scope="module")
-def sync_browser(site: LocalSite) -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(**chromium_launch_options(host_map={"*.test": site.port}))
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
