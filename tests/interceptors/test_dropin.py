@@ -164,11 +164,13 @@ async def test_monitor_mode_runs_what_it_cannot_observe_and_raises_playwrights_e
 
 
 def pending_navigation_site(site: LocalSite, host: str) -> list[str]:
-    """`host`'s /a starts a slow navigation to /c by itself; /b and /c answer after 1.5 s. The
+    """`host`'s /a starts a slow navigation to /c by itself; /b answers after 1.5 s, /c once /b
+    was asked for (at most 30 s: a load on the machine cannot reorder them). The
     list tells in which order the server began and ended /b and /c (Playwright's own
     test_NA_039: a goto while the page's own navigation is pending starts at once)."""
     events: list[str] = []
     lock = threading.Lock()
+    b_started = threading.Event()
     script = "<body><script>setTimeout(() => { location.pathname = '/c' }, 10)</script></body>"
     site.route(host, "/a", lambda request: Response(script))
 
@@ -176,7 +178,11 @@ def pending_navigation_site(site: LocalSite, host: str) -> list[str]:
         def handle(request: RecordedRequest) -> Response:
             with lock:
                 events.append(f"started {name}")
-            time.sleep(1.5)
+            if name == "b":
+                b_started.set()
+                time.sleep(1.5)
+            else:  # the page's own navigation ends only once the goto reached the server (or
+                b_started.wait(30)  # after 30 s, when the goto was held for it: the test fails)
             with lock:
                 events.append(f"finished {name}")
             return Response(name.upper() * 3)
