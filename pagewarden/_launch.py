@@ -66,7 +66,7 @@ def _launch_options(
         return chromium_launch_options(headless=headless, extra_args=(*chromium_proxy_args(network), *args))
     # WebRTC's datagrams go around the browser layer: none are sent (its TCP relays are judged
     # in the page: `pagewarden.interceptors`)
-    return chromium_launch_options(headless=headless, host_map=host_map, extra_args=(WEBRTC_NO_UDP, *args))
+    return chromium_launch_options(headless=headless, host_map=host_map, extra_args=(*WEBRTC_NO_UDP, *args))
 
 
 def _context_options(options: Mapping[str, Any] | None, active: Guard) -> dict[str, Any]:
@@ -156,7 +156,7 @@ def per_context_proxy_launch_options(headless: bool = True, args: tuple[str, ...
     flags = (
         "--proxy-bypass-list=<-loopback>",
         "--disable-quic",
-        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+        *WEBRTC_NO_UDP,
         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
         f"--ignore-certificate-errors-spki-list={spki_pin()}",
     )

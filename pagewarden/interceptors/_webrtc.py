@@ -4,9 +4,11 @@ WebRTC's traffic goes around everything the browser layer sees: ICE servers (STU
 UDP, TCP or TLS) and the peers a page names (remote candidates, whose connectivity checks carry
 ICE credentials the page chose) are contacted by Chromium's network stack directly, never
 through Playwright's routes, and a page can put what the agent typed into a TURN username.
-`launch` starts Chromium with ``--webrtc-ip-handling-policy=disable_non_proxied_udp`` (no UDP at
-all: no datagram to a STUN/TURN server or a peer); what is left (TURN over TCP or TLS, ICE over
-TCP) and every WebRTC route of a browser pagewarden did not launch is judged here, in the page.
+`launch` starts Chromium with ``--webrtc-ip-handling-policy=disable_non_proxied_udp`` and
+``--force-webrtc-ip-handling-policy=disable_non_proxied_udp`` (the headless shell reads only
+the second): no UDP at all, no datagram to a STUN/TURN server or a peer. What is left (TURN
+over TCP or TLS, ICE over TCP) and every WebRTC route of a browser pagewarden did not launch
+is judged here, in the page.
 
 With host rules (``domain_allow``, ``domain_deny``), the gate gives every document of a guarded
 context an init script (before any script of the page runs, in every frame and popup) that

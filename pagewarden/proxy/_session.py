@@ -203,9 +203,10 @@ def chromium_proxy_args(server: ProxyServer) -> tuple[str, ...]:
     * ``--proxy-server`` with ``--proxy-bypass-list=<-loopback>``: loopback (``localhost``,
       ``127.0.0.0/8``, ``[::1]``) goes through the proxy too (Chromium bypasses it by default);
     * ``--disable-quic``: no HTTP/3 over UDP;
-    * ``--webrtc-ip-handling-policy=disable_non_proxied_udp``: WebRTC gathers no UDP
-      candidates and sends no STUN/TURN datagrams (TURN over TCP goes through the proxy and
-      is judged there like any ``CONNECT``);
+    * ``--webrtc-ip-handling-policy=disable_non_proxied_udp`` and its ``--force-`` twin (the
+      headless shell reads only that one): WebRTC gathers no UDP candidates and sends no
+      STUN/TURN datagrams (TURN over TCP goes through the proxy and is judged there like any
+      ``CONNECT``);
     * ``--host-resolver-rules``: Chromium resolves no name itself (it would otherwise look up
       the hosts of preloads, images and refused navigations in DNS, a channel beside the
       proxy: ``secret.evil.example``); every name maps to the proxy's own address, so even a
@@ -217,6 +218,7 @@ def chromium_proxy_args(server: ProxyServer) -> tuple[str, ...]:
         "--proxy-bypass-list=<-loopback>",
         "--disable-quic",
         "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
         f"--host-resolver-rules=MAP * {server.host}:{server.port}, EXCLUDE {server.host}",
         f"--ignore-certificate-errors-spki-list={spki_pin(cert)}",
     )

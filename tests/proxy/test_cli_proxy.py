@@ -57,8 +57,12 @@ def test_standalone_proxy_enforces_records_and_tells_how_to_use_it(
         url = text.split("listening on ", 1)[1].split()[0]
         assert f"--proxy-server={url}" in text and "--ignore-certificate-errors-spki-list=" in text
         # the flags that keep loopback, WebRTC's UDP and Chromium's DNS look-ups in the proxy
-        for flag in ("--proxy-bypass-list=<-loopback>", "--webrtc-ip-handling-policy=disable_non_proxied_udp",
-                     "--host-resolver-rules=MAP * 127.0.0.1:"):
+        for flag in (
+            "--proxy-bypass-list=<-loopback>",
+            "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+            "--host-resolver-rules=MAP * 127.0.0.1:",
+        ):
             assert flag in text, flag
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": url}))
         assert b"Site" in opener.open("http://site.test/", timeout=30).read()

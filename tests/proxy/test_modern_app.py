@@ -11,6 +11,7 @@ of the app (the agent clicks it, as an agent would); the app writes ``<name>: ok
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from pagewarden import Guard, launch
+from pagewarden._browser import find_chromium
 from pagewarden.guard import GuardEvent
 from pagewarden.testing import LocalSite, Response
 from tests.proxy.conftest import policies
@@ -30,6 +32,18 @@ HOSTS = ["app.test", "api.test", "cdn.test", "frame.test", "ws.test"]
 CHECKS = ["preflight", "events", "websocket", "dedicated", "shared", "service", "image"]
 #: Service workers need a secure context: the app's origin counts as one (as HTTPS would)
 SECURE = "--unsafely-treat-insecure-origin-as-secure=http://app.test"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def full_browser() -> Iterator[None]:
+    """Chromium's headless shell ignores ``--unsafely-treat-insecure-origin-as-secure`` (the app's
+    origin stays insecure there: no ``navigator.serviceWorker``), so this module launches the
+    full browser, in its headless mode."""
+    browser = find_chromium(headless=False)
+    with pytest.MonkeyPatch.context() as patch:
+        if browser is not None and not os.environ.get("PAGEWARDEN_CHROMIUM"):
+            patch.setenv("PAGEWARDEN_CHROMIUM", browser)
+        yield
 #: a 1x1 PNG
 PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
