@@ -5,10 +5,10 @@ collected (xdist's own reordering, on by default, sorts them by their number of 
 says little about time: a file of four whole-process tests outlasts one of two hundred rule
 checks). A long file handed out last is a tail: one worker runs it alone while the others have
 finished. So on a worker the collected files are put in the order of their measured seconds,
-longest first (``tests/file_durations.json``: CPU seconds of the test process's tree, which on a
-CPU-bound 2-core machine are what the wall clock follows; a file not in it counts its tests at
-the table's median per test), and xdist's reordering is turned off. Every worker sorts the same
-collection the same way, as xdist requires. A serial run keeps the collection order.
+longest first (``tests/file_durations.json``: each file's wall-clock seconds in a profiled whole
+run; a file not in it counts its tests at the table's median per test), and xdist's reordering
+is turned off. Every worker sorts the same collection the same way, as xdist requires.
+A serial run keeps the collection order.
 
 Remake the table from a profile of a whole run (``--suite-profile``):
 ``.venv/bin/python -m tests.schedule benchmarks/results/suite_profile.json``.
@@ -63,22 +63,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def main(profile: Path) -> None:
-    """Write `TABLE` from a `--suite-profile` JSON: each file's CPU seconds (its process tree),
-    which order the files as a quiet machine's wall clock does far better than wall-clock
-    seconds measured on a busy one, and its number of tests."""
-    tests = json.loads(profile.read_text())["tests"].values()
-    # CPU is negative where processes counted earlier left the tree (a session's browser at its
-    # end): such a test, and one whose CPU is in processes it does not own, counts its wall clock
-    # at the run's CPU seconds per wall-clock second instead
-    ratio = sum(max(t["cpu"], 0.0) for t in tests) / max(sum(t["end"] - t["start"] for t in tests), 1.0)
+    """Write `TABLE` from a `--suite-profile` JSON: each file's wall-clock seconds (the sum of its
+    tests' and their fixtures') and its number of tests. With Chromium's headless shell the suite
+    is bound by waiting (a page's timers, settles, round trips: about 600 CPU-s of tests in
+    520 s of wall on 4 workers and 2 cores), no longer by the CPU, so a file's wall clock is what
+    a worker spends on it; profile on a quiet machine."""
     rows: dict[str, dict[str, float]] = {}
     for nodeid, test in json.loads(profile.read_text())["tests"].items():
         row = rows.setdefault(nodeid.split("::", 1)[0], {"seconds": 0.0, "tests": 0})
-        row["seconds"] = round(row["seconds"] + max(test["cpu"], (test["end"] - test["start"]) * ratio), 2)
+        row["seconds"] = round(row["seconds"] + test["end"] - test["start"], 2)
         row["tests"] += 1
     rows = dict(sorted(rows.items(), key=lambda kv: -kv[1]["seconds"]))
-    TABLE.write_text(json.dumps({"source": str(profile), "seconds": "CPU", "files": rows}, indent=1) + "\n")
-    print(f"{TABLE}: {len(rows)} files, {sum(r['seconds'] for r in rows.values()):.0f} CPU-s")
+    TABLE.write_text(json.dumps({"source": str(profile), "seconds": "wall", "files": rows}, indent=1) + "\n")
+    print(f"{TABLE}: {len(rows)} files, {sum(r['seconds'] for r in rows.values()):.0f} s")
 
 
 if __name__ == "__main__":
