@@ -102,7 +102,9 @@ async def test_a_typed_secret_never_leaves_by_any_route(page: Page, site: LocalS
     mark = f"egress-{route}"
     await guarded.goto(_serve(site, route, "evil.test", mark))
     await guarded.fill("#secret", SECRET)  # a same-site field: allowed; the page's handler runs
-    await page.wait_for_timeout(800)
+    if route not in SILENT and route not in GAPS:  # the refusal's event first, then the window
+        assert await _until(lambda: any(e["host"] == "evil.test" for e in _gate_events(events)))
+    await page.wait_for_timeout(800)  # the window in which nothing may reach the refused host
     if route in GAPS:  # the gap: it arrives (waited for, so that the strict xfail is not flaky)
         await _until(lambda: bool(_reached(site, "evil.test", mark)))
     assert _reached(site, "evil.test", mark) == []

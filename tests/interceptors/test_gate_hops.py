@@ -71,7 +71,9 @@ def _reached(site: LocalSite, host: str, mark: str) -> list[RecordedRequest]:
     return [r for r in site.requests_to(host) if r.query.get("c") == [mark]]
 
 
-async def _until(predicate: Any, seconds: float = 4.0) -> bool:
+async def _until(predicate: Any, seconds: float = 20.0) -> bool:
+    """Whether `predicate` holds within `seconds` (looked at every 50 ms; it returns at once when
+    it holds, so the bound only matters for a check that fails or a machine under heavy load)."""
     for _ in range(int(seconds / 0.05)):
         if predicate():
             return True
