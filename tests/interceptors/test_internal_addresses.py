@@ -77,6 +77,13 @@ def catcher() -> Iterator[LocalSite]:
         yield site
 
 
+@pytest.fixture(autouse=True)
+def _a_fresh_log(catcher: LocalSite) -> None:
+    """Each test reads only its own requests: the catcher serves the whole module, and some tests
+    reach an internal address on purpose (a policy naming it, an approval)."""
+    catcher.requests.clear()
+
+
 @pytest.fixture(scope="module")
 async def caught_browser(catcher: LocalSite) -> AsyncIterator[Browser]:
     proxy = (f"--proxy-server=http://127.0.0.1:{catcher.port}", "--proxy-bypass-list=<-loopback>")
