@@ -182,7 +182,9 @@ CASES = [
          "</select></form>", lambda p: p.select_option("#t", "b")),
     Case("checkbox_change_submits_form", '<form action="{D}" method="post"><input type="checkbox" '
          'id="t" name="c" onchange="this.form.submit()"><label for="t">Remember</label></form>',
-         lambda p: p.check("#t")),
+         # Playwright's check() reads the box again after its click; when the page has left by
+         # then, raw Playwright too waits for its whole timeout (a race): 10 s, not the default 30
+         lambda p: p.check("#t", timeout=10_000)),
     Case("contenteditable_enter", '<div id="t" contenteditable="true" '
          f"onkeydown=\"if (event.key === 'Enter') {NAV}\">Write here</div>",
          lambda p: p.locator("#t").press("Enter")),
