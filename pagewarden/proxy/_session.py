@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from pagewarden._browser import WEBRTC_NO_UDP
 from pagewarden.proxy._addresses import AddressCheck
 from pagewarden.proxy._ca import CA_CERT, spki_pin
 from pagewarden.proxy._downloads import DownloadGate
@@ -217,8 +218,7 @@ def chromium_proxy_args(server: ProxyServer) -> tuple[str, ...]:
         f"--proxy-server={server.url}",
         "--proxy-bypass-list=<-loopback>",
         "--disable-quic",
-        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
-        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        *WEBRTC_NO_UDP,
         f"--host-resolver-rules=MAP * {server.host}:{server.port}, EXCLUDE {server.host}",
         f"--ignore-certificate-errors-spki-list={spki_pin(cert)}",
     )
